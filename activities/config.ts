@@ -1,0 +1,52 @@
+/**
+ * Settings shared by the worker and the API, read once from the environment and validated.
+ * The launcher (scripts/stack), docker-compose.yml and the README use the same variable names.
+ */
+
+export interface ServicesConfig {
+  temporal: { address: string; namespace: string; taskQueue: string };
+  weaviate: { host: string; httpPort: number; grpcPort: number };
+  embeddings: { baseUrl: string; apiKey: string; model: string; timeoutMs: number; batchSize: number };
+  /** The chat model; undefined means the built-in local engine answers. */
+  chat?: { baseUrl?: string; apiKey: string; model: string; timeoutMs: number };
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): ServicesConfig {
+  const chatKey = env.CHAT_API_KEY ?? env.OPENAI_API_KEY;
+  const chatConfigured = Boolean(env.CHAT_BASE_URL || chatKey);
+  return {
+    temporal: {
+      address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+      namespace: env.TEMPORAL_NAMESPACE ?? 'default',
+      taskQueue: env.TASK_QUEUE ?? 'support-ai',
+    },
+    weaviate: {
+      host: env.WEAVIATE_HOST ?? '127.0.0.1',
+      httpPort: int(env, 'WEAVIATE_HTTP_PORT', 8080),
+      grpcPort: int(env, 'WEAVIATE_GRPC_PORT', 50051),
+    },
+    embeddings: {
+      baseUrl: env.EMBEDDINGS_URL ?? 'http://127.0.0.1:8000/v1',
+      apiKey: env.EMBEDDINGS_API_KEY ?? 'local',
+      model: env.EMBEDDINGS_MODEL ?? 'multilingual-e5-small',
+      timeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 60_000),
+      batchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 32),
+    },
+    chat: chatConfigured
+      ? {
+          baseUrl: env.CHAT_BASE_URL || undefined,
+          apiKey: chatKey ?? 'local',
+          model: env.CHAT_MODEL ?? 'gpt-4o-mini',
+          timeoutMs: int(env, 'CHAT_TIMEOUT_MS', 30_000),
+        }
+      : undefined,
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * All activities, created once per worker with the clients they share.
+ */
+import { Context } from '@temporalio/activity';
+import type { WeaviateClient } from 'weaviate-client';
+import { classified } from './failures';
+import type { Embedder } from './models/embeddings';
+import * as ingest from './weaviate/ingest';
+import * as retrieve from './weaviate/retrieve';
+
+export interface ActivityDeps {
+  weaviate: () => Promise<WeaviateClient>;
+  embedder: Embedder;
+}
+
+/** Binds an activity body to the shared clients and the current activity's cancellation signal. */
+function bind<A, R>(deps: ActivityDeps, fn: (d: ActivityDeps & { signal?: AbortSignal }, input: A) => Promise<R>) {
+  return classified((input: A) => fn({ ...deps, signal: Context.current().cancellationSignal }, input));
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    upsertArticles: bind(deps, ingest.upsertArticles),
+    deleteArticles: bind(deps, ingest.deleteArticles),
+    upsertCases: bind(deps, ingest.upsertCases),
+    upsertIncident: bind(deps, ingest.upsertIncident),
+    searchCases: bind(deps, retrieve.searchCases),
+    searchArticles: bind(deps, retrieve.searchArticles),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

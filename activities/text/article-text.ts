@@ -1,0 +1,129 @@
+/**
+ * Turns an article body (HTML or markdown) into clean text sections that keep their headings,
+ * then into passages of bounded size with overlap, ready to embed.
+ */
+import { convert } from 'html-to-text';
+import MarkdownIt from 'markdown-it';
+import { detect } from 'tinyld';
+
+const markdown = new MarkdownIt({ html: true, linkify: false });
+const HEADING_MARK = '\u241E'; // a character that never occurs in article text
+
+/** Headings become their own marked line, so sections can be cut at them after conversion. */
+const headingFormatter = (elem: any, walk: any, builder: any) => {
+  builder.openBlock({ leadingLineBreaks: 2 });
+  builder.addInline(HEADING_MARK);
+  walk(elem.children, builder);
+  builder.closeBlock({ trailingLineBreaks: 2 });
+};
+
+const HTML_OPTIONS = {
+  wordwrap: false as const,
+  formatters: { heading: headingFormatter },
+  selectors: [
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, format: 'heading' })),
+    { selector: 'a', options: { ignoreHref: true } },
+    { selector: 'img', format: 'skip' },
+    { selector: 'script', format: 'skip' },
+    { selector: 'style', format: 'skip' },
+  ],
+};
+
+const looksLikeHtml = (body: string) => /<\/?(p|div|h[1-6]|br|ul|ol|li|table|span|a|strong|em|section|article|pre|code)\b[^>]*>/i.test(body);
+
+export interface Section {
+  heading: string;
+  text: string;
+}
+
+/** Sections of an article body, each a heading (possibly empty) and its clean text. */
+export function articleSections(body: string): Section[] {
+  const html = looksLikeHtml(body) ? body : markdown.render(body);
+  const text = convert(html, HTML_OPTIONS);
+  const sections: Section[] = [];
+  let current: Section = { heading: '', text: '' };
+  for (const line of text.split('\n')) {
+    if (line.startsWith(HEADING_MARK)) {
+      if (current.text.trim()) sections.push(current);
+      current = { heading: line.slice(HEADING_MARK.length).trim(), text: '' };
+    } else {
+      current.text += `${line}\n`;
+    }
+  }
+  if (current.text.trim() || sections.length === 0) sections.push(current);
+  return sections.map((s) => ({ heading: s.heading, text: s.text.replace(/\n{3,}/g, '\n\n').trim() }));
+}
+
+export interface Passage {
+  heading: string;
+  text: string;
+}
+
+export interface PassageOptions {
+  /** Upper bound of a passage in characters (E5-small reads ~512 tokens, about 2,000 characters). */
+  maxChars: number;
+  /** Characters carried over from the end of one passage to the start of the next. */
+  overlapChars: number;
+}
+
+export const DEFAULT_PASSAGE_OPTIONS: PassageOptions = { maxChars: 1200, overlapChars: 200 };
+
+/** Splits text at paragraph, then sentence, then word boundaries into pieces of at most maxChars. */
+function pieces(text: string, maxChars: number): string[] {
+  const out: string[] = [];
+  for (const unit of text.split(/\n\s*\n|(?<=[.!?])\s+/)) {
+    const trimmed = unit.trim();
+    if (!trimmed) continue;
+    if (trimmed.length <= maxChars) {
+      out.push(trimmed);
+      continue;
+    }
+    let rest = trimmed;
+    while (rest.length > maxChars) {
+      const cut = rest.lastIndexOf(' ', maxChars);
+      const at = cut > maxChars / 2 ? cut : maxChars;
+      out.push(rest.slice(0, at).trim());
+      rest = rest.slice(at).trim();
+    }
+    if (rest) out.push(rest);
+  }
+  return out;
+}
+
+/** The tail of a passage to repeat at the start of the next one, starting at a word boundary. */
+function overlapTail(text: string, overlapChars: number): string {
+  if (overlapChars <= 0 || text.length <= overlapChars) return overlapChars > 0 ? text : '';
+  const tail = text.slice(-overlapChars);
+  const space = tail.indexOf(' ');
+  return space >= 0 ? tail.slice(space + 1) : tail;
+}
+
+/** Passages of a section list; every passage keeps the heading of the section it came from. */
+export function toPassages(sections: Section[], options: PassageOptions = DEFAULT_PASSAGE_OPTIONS): Passage[] {
+  const passages: Passage[] = [];
+  for (const section of sections) {
+    let current = '';
+    for (const piece of pieces(section.text, options.maxChars - options.overlapChars)) {
+      if (current && current.length + piece.length + 1 > options.maxChars) {
+        passages.push({ heading: section.heading, text: current });
+        current = overlapTail(current, options.overlapChars);
+      }
+      current = current ? `${current} ${piece}` : piece;
+    }
+    if (current || (section.heading && passages.length === 0)) passages.push({ heading: section.heading, text: current });
+  }
+  return passages;
+}
+
+/** ISO 639-1 code of the text's language, or undefined when it cannot be told. */
+export function detectLanguage(text: string): string | undefined {
+  return detect(text.slice(0, 2000)) || undefined;
+}
+
+/** A snippet of at most maxChars, cut at a word boundary, with an ellipsis when shortened. */
+export function snippet(text: string, maxChars = 300): string {
+  const clean = text.replace(/\s+/g, ' ').trim();
+  if (clean.length <= maxChars) return clean;
+  const cut = clean.lastIndexOf(' ', maxChars - 1);
+  return `${clean.slice(0, cut > maxChars / 2 ? cut : maxChars - 1)}…`;
+}

@@ -1,0 +1,37 @@
+/**
+ * The searchable text of cases and incidents.
+ */
+import type { Case } from '../../api/schemas/case';
+import type { IncidentUpload } from '../../api/schemas/incident';
+
+/** Characters of a record's text that go into its embedding (E5-small reads ~512 tokens). */
+const EMBEDDING_CHARS = 2000;
+
+export interface CaseText {
+  /** Public comments, one per paragraph, in upload order. */
+  publicComments: string;
+  /** Private comments: stored, never searched or shown. */
+  privateComments: string;
+  /** What the case's vector is computed from. */
+  embedding: string;
+}
+
+/** A comment without `isPublic` counts as public, as helpdesks default to. */
+export function caseText(c: Pick<Case, 'subject' | 'description' | 'comments'>): CaseText {
+  const comments = c.comments ?? [];
+  const publicComments = comments.filter((m) => m.isPublic !== false).map((m) => m.comment.trim()).join('\n\n');
+  const privateComments = comments.filter((m) => m.isPublic === false).map((m) => m.comment.trim()).join('\n\n');
+  const embedding = [c.subject, c.description, publicComments].filter(Boolean).join('\n').slice(0, EMBEDDING_CHARS);
+  return { publicComments, privateComments, embedding };
+}
+
+/** Name, status, affected components and the timeline of updates, oldest first. */
+export function incidentText(record: IncidentUpload): string {
+  const { incident, components, updates } = record;
+  const lines = [incident.name ?? '', incident.status ? `Status: ${incident.status}` : ''];
+  const names = components.map((c) => c.name).filter(Boolean);
+  if (names.length) lines.push(`Components: ${names.join(', ')}`);
+  const timeline = [...updates].sort((a, b) => String(a.created_at ?? '').localeCompare(String(b.created_at ?? '')));
+  for (const u of timeline) lines.push([u.created_at, u.status, u.body].filter(Boolean).join(' — '));
+  return lines.filter(Boolean).join('\n');
+}

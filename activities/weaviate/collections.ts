@@ -1,0 +1,127 @@
+/**
+ * The Weaviate collections. Customer content lives in multi-tenant collections: every read and
+ * write names the tenant of the API key, so no query can cross customers. Vectors are computed
+ * by our embedding server and supplied with each object ("self provided").
+ */
+import weaviate, { WeaviateClient } from 'weaviate-client';
+
+const { dataType, tokenization } = weaviate.configure;
+
+export const COLLECTIONS = {
+  articlePassage: 'ArticlePassage',
+  supportCase: 'SupportCase',
+  incident: 'Incident',
+  apiKey: 'ApiKey',
+  business: 'Business',
+} as const;
+
+const text = (name: string) => ({ name, dataType: dataType.TEXT, tokenization: tokenization.WORD });
+const keyword = (name: string) => ({ name, dataType: dataType.TEXT, tokenization: tokenization.FIELD, indexSearchable: false });
+const keywords = (name: string) => ({ name, dataType: dataType.TEXT_ARRAY, tokenization: tokenization.FIELD, indexSearchable: false });
+const stored = (name: string) => ({ name, dataType: dataType.TEXT, indexFilterable: false, indexSearchable: false });
+const int = (name: string) => ({ name, dataType: dataType.INT, indexRangeFilters: true });
+const bool = (name: string) => ({ name, dataType: dataType.BOOLEAN });
+
+type PropertyConfig = ReturnType<typeof text | typeof keyword | typeof keywords | typeof stored | typeof int | typeof bool>;
+
+interface CollectionSpec {
+  name: string;
+  multiTenant: boolean;
+  properties: PropertyConfig[];
+}
+
+const SPECS: CollectionSpec[] = [
+  {
+    name: COLLECTIONS.articlePassage,
+    multiTenant: true,
+    properties: [
+      keyword('articleId'),
+      int('passageIndex'),
+      int('passageCount'),
+      text('title'),
+      text('heading'),
+      text('text'),
+      keyword('url'),
+      keyword('language'),
+      keyword('productId'),
+      int('timeOfCreation'),
+      int('timeLastPublished'),
+    ],
+  },
+  {
+    name: COLLECTIONS.supportCase,
+    multiTenant: true,
+    properties: [
+      keyword('caseId'),
+      text('subject'),
+      text('description'),
+      text('comments'),
+      stored('privateComments'),
+      stored('commentsJson'),
+      keyword('status'),
+      keyword('priority'),
+      keyword('type'),
+      keyword('brandId'),
+      keyword('formId'),
+      keywords('tags'),
+      int('timeOfCreation'),
+      keyword('url'),
+      stored('customFieldsJson'),
+      keywords('kbLinks'),
+      keyword('source'),
+      bool('spam'),
+      keyword('productId'),
+    ],
+  },
+  {
+    name: COLLECTIONS.incident,
+    multiTenant: true,
+    properties: [
+      keyword('incidentId'),
+      text('name'),
+      keyword('status'),
+      keyword('impact'),
+      keyword('shortlink'),
+      text('text'),
+      keywords('components'),
+      keyword('startedAt'),
+      keyword('updatedAt'),
+      stored('recordJson'),
+    ],
+  },
+  {
+    name: COLLECTIONS.apiKey,
+    multiTenant: false,
+    properties: [keyword('keyHash'), keyword('keyId'), keyword('tenant'), keywords('scopes'), keyword('name'), int('createdAt'), int('revokedAt')],
+  },
+  {
+    name: COLLECTIONS.business,
+    multiTenant: false,
+    properties: [keyword('businessId'), keyword('tenant')],
+  },
+];
+
+/** Creates the collections that do not exist yet. Safe to call from several processes at once. */
+export async function ensureCollections(client: WeaviateClient): Promise<void> {
+  for (const spec of SPECS) {
+    if (await client.collections.exists(spec.name)) continue;
+    try {
+      await client.collections.create({
+        name: spec.name,
+        properties: spec.properties,
+        vectorizers: weaviate.configure.vectors.selfProvided({
+          vectorIndexConfig: weaviate.configure.vectorIndex.hnsw({ distanceMetric: 'cosine' }),
+        }),
+        multiTenancy: spec.multiTenant
+          ? weaviate.configure.multiTenancy({ enabled: true, autoTenantCreation: true, autoTenantActivation: true })
+          : undefined,
+      });
+    } catch (err) {
+      // Another process created it between exists() and create().
+      if (!(await client.collections.exists(spec.name))) throw err;
+    }
+  }
+}
+
+/** Weaviate tenant names allow [A-Za-z0-9_-]{1,64}; the keys command only issues such tenants. */
+export const TENANT_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,0 +1,214 @@
+/**
+ * Writes articles, cases and incidents of one tenant into Weaviate. Object ids are derived from
+ * (tenant, kind, id, passage), so a retried activity or a re-upload overwrites instead of duplicating.
+ */
+import { heartbeat } from '@temporalio/activity';
+import { Filters, WeaviateClient, generateUuid5 } from 'weaviate-client';
+import type { Article } from '../../api/schemas/article';
+import type { Case } from '../../api/schemas/case';
+import type { IncidentUpload } from '../../api/schemas/incident';
+import type { Embedder } from '../models/embeddings';
+import { articleSections, detectLanguage, toPassages } from '../text/article-text';
+import { caseText, incidentText } from '../text/records';
+import { COLLECTIONS } from './collections';
+
+export interface FailedItem {
+  id: string;
+  error: string;
+}
+
+export interface IngestResult {
+  stored: number;
+  failed: FailedItem[];
+}
+
+export const objectId = (tenant: string, kind: string, ...parts: (string | number)[]) =>
+  generateUuid5([tenant, kind, ...parts].join('\u001f'));
+
+/** Items handled per embedding call and heartbeat. */
+const GROUP = 16;
+
+interface Deps {
+  weaviate: () => Promise<WeaviateClient>;
+  embedder: Embedder;
+  signal?: AbortSignal;
+}
+
+interface NewObject {
+  id: string;
+  properties: Record<string, unknown>;
+  vectors: number[];
+}
+
+/** Inserts objects; per-object errors are returned by index instead of thrown. */
+async function insert(collection: ReturnType<WeaviateClient['collections']['use']>, objects: NewObject[]): Promise<Map<number, string>> {
+  const errors = new Map<number, string>();
+  if (objects.length === 0) return errors;
+  const res = await collection.data.insertMany(objects as any);
+  if (res.hasErrors) for (const [i, e] of Object.entries(res.errors)) errors.set(Number(i), e.message);
+  return errors;
+}
+
+function groups<T>(items: T[], size = GROUP): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export async function upsertArticles(deps: Deps, input: { tenant: string; articles: Article[] }): Promise<IngestResult> {
+  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.articlePassage).withTenant(input.tenant);
+  const failed: FailedItem[] = [];
+  let stored = 0;
+  for (const group of groups(input.articles)) {
+    const prepared = group.flatMap((article) => {
+      const passages = toPassages(articleSections(article.body));
+      if (passages.length === 0) {
+        failed.push({ id: article.articleId, error: '/body has no text after conversion' });
+        return [];
+      }
+      const language = article.language ?? detectLanguage(`${article.title}\n${passages.map((p) => p.text).join('\n')}`) ?? '';
+      return [{ article, passages, language }];
+    });
+    const texts = prepared.flatMap(({ article, passages }) => passages.map((p) => [article.title, p.heading, p.text].filter(Boolean).join('\n')));
+    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', signal: deps.signal });
+    let v = 0;
+    const objects: NewObject[] = [];
+    const owners: string[] = [];
+    for (const { article, passages, language } of prepared) {
+      passages.forEach((p, i) => {
+        owners.push(article.articleId);
+        objects.push({
+          id: objectId(input.tenant, 'article', article.articleId, i),
+          vectors: vectors[v++],
+          properties: {
+            articleId: article.articleId,
+            passageIndex: i,
+            passageCount: passages.length,
+            title: article.title,
+            heading: p.heading,
+            text: p.text,
+            url: article.url,
+            language,
+            productId: article.productId ?? '',
+            timeOfCreation: article.timeOfCreation,
+            timeLastPublished: article.timeLastPublished,
+          },
+        });
+      });
+    }
+    const errors = await insert(collection, objects);
+    const failedIds = new Set([...errors.entries()].map(([i]) => owners[i]));
+    for (const [i, message] of errors) if (!failed.some((f) => f.id === owners[i])) failed.push({ id: owners[i], error: message });
+    // Passages left over from a longer earlier version of an article.
+    const stale = prepared
+      .filter(({ article }) => !failedIds.has(article.articleId))
+      .map(({ article, passages }) =>
+        Filters.and(collection.filter.byProperty('articleId').equal(article.articleId), collection.filter.byProperty('passageIndex').greaterOrEqual(passages.length)),
+      );
+    if (stale.length > 0) await collection.data.deleteMany(Filters.or(...stale));
+    stored += prepared.length - failedIds.size;
+    heartbeat({ stored });
+  }
+  return { stored, failed };
+}
+
+/** Removes every passage of the given articles; ids with nothing stored are reported as failed. */
+export async function deleteArticles(deps: Deps, input: { tenant: string; articleIds: string[] }): Promise<IngestResult> {
+  const client = await deps.weaviate();
+  const collection = client.collections.use(COLLECTIONS.articlePassage).withTenant(input.tenant);
+  const failed: FailedItem[] = [];
+  let stored = 0;
+  for (const ids of groups(input.articleIds, 100)) {
+    const existing = await existingArticleIds(collection, ids);
+    for (const id of ids) if (!existing.has(id)) failed.push({ id, error: 'no article with this articleId' });
+    if (existing.size > 0) {
+      const filter = collection.filter.byProperty('articleId').containsAny([...existing]);
+      // deleteMany is capped per call by the server's maximum results; repeat until nothing matches.
+      while ((await collection.data.deleteMany(filter)).matches > 0);
+    }
+    stored += existing.size;
+    heartbeat({ deleted: stored });
+  }
+  return { stored, failed };
+}
+
+async function existingArticleIds(collection: ReturnType<WeaviateClient['collections']['use']>, ids: string[]): Promise<Set<string>> {
+  if (!(await collection.tenants.getByName(collection.tenant!))) return new Set();
+  const res = await collection.query.fetchObjects({
+    filters: Filters.and(collection.filter.byProperty('articleId').containsAny(ids), collection.filter.byProperty('passageIndex').equal(0)),
+    returnProperties: ['articleId'],
+    limit: ids.length,
+  });
+  return new Set(res.objects.map((o) => String(o.properties.articleId)));
+}
+
+export async function upsertCases(deps: Deps, input: { tenant: string; cases: Case[] }): Promise<IngestResult> {
+  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.supportCase).withTenant(input.tenant);
+  const failed: FailedItem[] = [];
+  let stored = 0;
+  for (const group of groups(input.cases)) {
+    const texts = group.map((c) => caseText(c).embedding);
+    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', signal: deps.signal });
+    const objects = group.map((c, i) => ({ id: objectId(input.tenant, 'case', c.id), vectors: vectors[i], properties: caseProperties(c) }));
+    const errors = await insert(collection, objects);
+    for (const [i, message] of errors) failed.push({ id: group[i].id, error: message });
+    stored += group.length - errors.size;
+    heartbeat({ stored });
+  }
+  return { stored, failed };
+}
+
+function caseProperties(c: Case): Record<string, unknown> {
+  const text = caseText(c);
+  const productId = c.productId ?? (typeof c.custom_fields?.productId === 'string' ? c.custom_fields.productId : '');
+  return {
+    caseId: c.id,
+    subject: c.subject ?? '',
+    description: c.description ?? '',
+    comments: text.publicComments,
+    privateComments: text.privateComments,
+    commentsJson: JSON.stringify(c.comments ?? []),
+    status: c.status ?? '',
+    priority: c.priority ?? '',
+    type: c.type ?? '',
+    brandId: c.brand_id ?? '',
+    formId: c.form_id ?? '',
+    tags: c.tags ?? [],
+    timeOfCreation: c.timeOfCreation ?? 0,
+    url: c.url ?? '',
+    customFieldsJson: JSON.stringify(c.custom_fields ?? {}),
+    kbLinks: c.kb_links ?? [],
+    source: c.source ?? '',
+    spam: c.spam ?? false,
+    productId,
+  };
+}
+
+export async function upsertIncident(deps: Deps, input: { tenant: string; record: IncidentUpload }): Promise<{ id: string }> {
+  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.incident).withTenant(input.tenant);
+  const { record } = input;
+  const id = record.incident.id ?? objectId(input.tenant, 'incident-content', JSON.stringify(record.incident));
+  const text = incidentText(record);
+  const [vector] = await deps.embedder.embed({ texts: [text], inputType: 'passage', signal: deps.signal });
+  const lastUpdate = record.updates[record.updates.length - 1];
+  const errors = await insert(collection, [
+    {
+      id: objectId(input.tenant, 'incident', id),
+      vectors: vector,
+      properties: {
+        incidentId: id,
+        name: record.incident.name ?? '',
+        status: record.incident.status ?? '',
+        impact: lastUpdate?.impact ?? '',
+        shortlink: record.incident.shortlink ?? '',
+        text,
+        components: record.components.map((c) => c.name ?? '').filter(Boolean),
+        startedAt: record.incident.started_at ?? '',
+        updatedAt: record.incident.updated_at ?? '',
+        recordJson: JSON.stringify(record),
+      },
+    },
+  ]);
+  if (errors.size > 0) throw new Error([...errors.values()][0]);
+  return { id };
+}

@@ -1,0 +1,123 @@
+/**
+ * Hybrid retrieval (BM25 + the query's embedding, relative-score fusion) over one tenant's
+ * cases and article passages. Scores are in 0..1, higher is better.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { Filters, FilterValue, WeaviateClient } from 'weaviate-client';
+import type { Embedder } from '../models/embeddings';
+import { snippet } from '../text/article-text';
+import { COLLECTIONS } from './collections';
+import { objectId } from './ingest';
+
+/** Retrieval knobs, tuned on the dev data named in docs/benchmarks.md. */
+export const RETRIEVAL = {
+  cases: { alpha: 0.6, queryProperties: ['subject^3', 'description^2', 'comments'] },
+  articles: { alpha: 0.6, queryProperties: ['title^3', 'heading^2', 'text'], passagesPerResult: 4 },
+};
+
+interface Deps {
+  weaviate: () => Promise<WeaviateClient>;
+  embedder: Embedder;
+  signal?: AbortSignal;
+}
+
+type Collection = ReturnType<WeaviateClient['collections']['use']>;
+
+/** A tenant that never wrote anything has no shard yet: its searches are empty, not errors. */
+async function tenantCollection(deps: Deps, name: string, tenant: string): Promise<Collection | undefined> {
+  const collection = (await deps.weaviate()).collections.use(name);
+  if (!(await collection.tenants.getByName(tenant))) return undefined;
+  return collection.withTenant(tenant);
+}
+
+async function hybrid(deps: Deps, collection: Collection, opts: { text: string; alpha: number; queryProperties: string[]; filters?: FilterValue; limit: number }) {
+  const [vector] = await deps.embedder.embed({ texts: [opts.text], inputType: 'query', signal: deps.signal });
+  const res = await collection.query.hybrid(opts.text, {
+    vector,
+    alpha: opts.alpha,
+    fusionType: 'RelativeScore',
+    queryProperties: opts.queryProperties as any,
+    filters: opts.filters,
+    limit: opts.limit,
+    returnMetadata: ['score'],
+  });
+  return res.objects;
+}
+
+export interface SearchCasesInput {
+  tenant: string;
+  query?: string;
+  conversationId?: string;
+  /** Empty: all products. */
+  productIds: string[];
+  formId?: string;
+  sourceBrandId?: string;
+  filterUrls: string[];
+  offset: number;
+  limit: number;
+}
+
+export interface CaseHit {
+  id: string;
+  subject: string;
+  url: string;
+  timeOfCreation: number;
+  productId: string;
+  score: number;
+}
+
+export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<CaseHit[]> {
+  const collection = await tenantCollection(deps, COLLECTIONS.supportCase, input.tenant);
+  let text = input.query ?? '';
+  if (input.conversationId) {
+    const own = collection && (await collection.query.fetchObjectById(objectId(input.tenant, 'case', input.conversationId)));
+    if (!own) throw ApplicationFailure.nonRetryable(`no case with conversationId ${input.conversationId}`, 'NotFound');
+    const p = own.properties as Record<string, any>;
+    const caseContent = [p.subject, p.description, p.comments].filter(Boolean).join('\n');
+    text = [input.query, caseContent].filter(Boolean).join('\n');
+  }
+  if (!collection) return [];
+  const f = collection.filter;
+  const common: FilterValue[] = [f.byProperty('spam').equal(false)];
+  if (input.conversationId) common.push(f.byProperty('caseId').notEqual(input.conversationId));
+  if (input.formId) common.push(f.byProperty('formId').equal(input.formId));
+  if (input.sourceBrandId) common.push(f.byProperty('brandId').equal(input.sourceBrandId));
+  if (input.filterUrls.length) common.push(f.byProperty('url').containsNone(input.filterUrls));
+  const perProduct = input.productIds.length ? input.productIds : [undefined];
+  const want = input.offset + input.limit;
+  const merged = new Map<string, CaseHit>();
+  for (const productId of perProduct) {
+    const filters = Filters.and(...common, ...(productId ? [f.byProperty('productId').equal(productId)] : []));
+    for (const o of await hybrid(deps, collection, { text, ...RETRIEVAL.cases, filters, limit: want })) {
+      const p = o.properties as Record<string, any>;
+      const hit = { id: p.caseId, subject: p.subject, url: p.url, timeOfCreation: Number(p.timeOfCreation), productId: p.productId, score: o.metadata?.score ?? 0 };
+      if ((merged.get(hit.id)?.score ?? -1) < hit.score) merged.set(hit.id, hit);
+    }
+  }
+  return [...merged.values()].sort(byScoreThenId).slice(input.offset, want);
+}
+
+const byScoreThenId = (a: { score: number; id: string }, b: { score: number; id: string }) => b.score - a.score || a.id.localeCompare(b.id);
+
+export interface ArticleHit {
+  id: string;
+  title: string;
+  url: string;
+  snippet: string;
+  score: number;
+}
+
+/** One result per article: its best-matching passage gives the snippet. */
+export async function searchArticles(deps: Deps, input: { tenant: string; text: string; offset: number; limit: number }): Promise<ArticleHit[]> {
+  const collection = await tenantCollection(deps, COLLECTIONS.articlePassage, input.tenant);
+  if (!collection) return [];
+  const want = input.offset + input.limit;
+  const passages = await hybrid(deps, collection, { text: input.text, ...RETRIEVAL.articles, limit: Math.min(1000, want * RETRIEVAL.articles.passagesPerResult) });
+  const best = new Map<string, ArticleHit>();
+  for (const o of passages) {
+    const p = o.properties as Record<string, any>;
+    if (best.has(p.articleId)) continue; // passages arrive best first
+    best.set(p.articleId, { id: p.articleId, title: p.title, url: p.url, snippet: snippet(p.text), score: o.metadata?.score ?? 0 });
+  }
+  return [...best.values()].sort(byScoreThenId).slice(input.offset, want);
+}

@@ -1,0 +1,47 @@
+/**
+ * createApp(deps): the Koa application without listening, so tests and the server share it.
+ */
+import Koa from 'koa';
+import bodyParser from 'koa-bodyparser';
+import type { KeyVerifier } from './middlewares/auth';
+import { errorHandler } from './middlewares/error-handler';
+import { requestContext } from './middlewares/request-context';
+import type { Logger } from './logger';
+import type { ReadinessReport } from './readiness';
+import { createRouter } from './routes';
+import type { WorkflowRunner } from './workflow-runner';
+
+export interface ApiLimits {
+  /** Requests per key per minute. */
+  rateLimitPerMinute: number;
+  /** Default deadlines per kind of endpoint, in ms. */
+  deadlines: { upload: number; search: number; model: number };
+}
+
+export const DEFAULT_LIMITS: ApiLimits = {
+  rateLimitPerMinute: 600,
+  deadlines: { upload: 120_000, search: 15_000, model: 60_000 },
+};
+
+export interface AppDeps {
+  runner: WorkflowRunner;
+  verifier: KeyVerifier;
+  readiness: () => Promise<ReadinessReport>;
+  logger: Logger;
+  limits?: Partial<ApiLimits>;
+}
+
+export type RouteDeps = Omit<AppDeps, 'limits' | 'logger'> & { limits: ApiLimits };
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const router = createRouter({ runner: deps.runner, verifier: deps.verifier, readiness: deps.readiness, limits });
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler());
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '10mb', strict: true }));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  app.on('error', (err) => deps.logger.error({ err }, 'unhandled application error'));
+  return app;
+}

@@ -1,0 +1,70 @@
+/**
+ * The one error model of the API. Every failure a client sees is an ApiError rendered as
+ * `{error, code, status}` (docs/api.md, "Errors"). Messages are written for the client, except
+ * 500, which the error handler logs and masks.
+ */
+
+export const STATUS_NAMES = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  501: 'UNIMPLEMENTED',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+} as const;
+
+export type ErrorStatus = keyof typeof STATUS_NAMES;
+
+export interface ErrorBody {
+  error: string;
+  code: number;
+  status: string;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorStatus;
+  /** Extra response headers, e.g. Retry-After on 429. */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorStatus, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.headers = headers;
+  }
+
+  /** Whether the message may be shown to the client: all but 500, whose text may carry internals. */
+  get expose(): boolean {
+    return this.code !== 500;
+  }
+
+  toBody(): ErrorBody {
+    return { error: this.message, code: this.code, status: STATUS_NAMES[this.code] };
+  }
+}
+
+export const badRequest = (message: string) => new ApiError(400, message);
+export const unauthenticated = (message = 'missing or invalid API key') => new ApiError(401, message);
+export const forbidden = (message: string) => new ApiError(403, message);
+export const notFound = (message: string) => new ApiError(404, message);
+export const requestTimeout = (message: string) => new ApiError(408, message);
+export const payloadTooLarge = (message: string) => new ApiError(413, message);
+export const tooManyRequests = (retryAfterSeconds: number) =>
+  new ApiError(429, `rate limit exceeded; retry after ${retryAfterSeconds} s`, {
+    'Retry-After': String(retryAfterSeconds),
+  });
+export const internal = (message = 'internal error') => new ApiError(500, message);
+export const notImplemented = (operation: string) =>
+  new ApiError(501, `${operation} is validated and authorised but not implemented yet`);
+export const unavailable = (message: string) => new ApiError(503, message);
+export const dependencyTimeout = (message: string) => new ApiError(504, message);
+
+/** The body for any status, used by the handler for errors that are not ApiErrors. */
+export function errorBody(code: ErrorStatus, message: string): ErrorBody {
+  return new ApiError(code, message).toBody();
+}

@@ -1,0 +1,68 @@
+import type { Middleware } from 'koa';
+import type { ApiKeyRecord } from '../../activities/weaviate/api-keys';
+import { badRequest, forbidden, unauthenticated } from '../errors';
+import type { Scope } from '../scopes';
+
+export interface KeyVerifier {
+  verify(key: string): Promise<ApiKeyRecord | undefined>;
+  businessTenant(businessId: string): Promise<string | undefined>;
+}
+
+/** What a verified key grants; handlers take the tenant from here, never from the request body. */
+export interface AuthState {
+  keyId: string;
+  tenant: string;
+  scopes: string[];
+}
+
+/** Caches key look-ups briefly: a revoked key stops working within `ttlMs` on every instance. */
+export function cachedVerifier(store: KeyVerifier, ttlMs = 10_000): KeyVerifier {
+  const keys = new Map<string, { at: number; value: Promise<ApiKeyRecord | undefined> }>();
+  const businesses = new Map<string, { at: number; value: Promise<string | undefined> }>();
+  function cached<T>(map: Map<string, { at: number; value: Promise<T> }>, k: string, load: () => Promise<T>): Promise<T> {
+    const hit = map.get(k);
+    if (hit && Date.now() - hit.at < ttlMs) return hit.value;
+    if (map.size > 10_000) map.clear();
+    const value = load();
+    map.set(k, { at: Date.now(), value });
+    value.catch(() => map.delete(k));
+    return value;
+  }
+  return {
+    verify: (key) => cached(keys, key, () => store.verify(key)),
+    businessTenant: (id) => cached(businesses, id, () => store.businessTenant(id)),
+  };
+}
+
+/** Authorization: Bearer <key> → ctx.state.auth, or 401. */
+export function authenticate(verifier: KeyVerifier): Middleware {
+  return async function authenticateMiddleware(ctx, next) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
+    if (!match) throw unauthenticated('missing Authorization: Bearer <API key> header');
+    const record = await verifier.verify(match[1]);
+    if (!record) throw unauthenticated('invalid or revoked API key');
+    ctx.state.auth = { keyId: record.keyId, tenant: record.tenant, scopes: record.scopes } satisfies AuthState;
+    await next();
+  };
+}
+
+/** 403 unless the key carries the scope. */
+export function requireScope(scope: Scope): Middleware {
+  return async function requireScopeMiddleware(ctx, next) {
+    const auth = ctx.state.auth as AuthState;
+    if (!auth.scopes.includes(scope)) throw forbidden(`this API key lacks the scope "${scope}"`);
+    await next();
+  };
+}
+
+/** X-Business-Id must name a business of the key's tenant (its own name always does). */
+export function requireBusiness(verifier: KeyVerifier): Middleware {
+  return async function requireBusinessMiddleware(ctx, next) {
+    const businessId = ctx.get('X-Business-Id').trim();
+    if (!businessId) throw badRequest('header X-Business-Id is required');
+    const auth = ctx.state.auth as AuthState;
+    const owner = businessId === auth.tenant ? auth.tenant : await verifier.businessTenant(businessId);
+    if (owner !== auth.tenant) throw forbidden(`business ${businessId} does not belong to this API key's tenant`);
+    await next();
+  };
+}

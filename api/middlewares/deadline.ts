@@ -1,0 +1,20 @@
+import type { Middleware } from 'koa';
+import { badRequest } from '../errors';
+
+/**
+ * Sets ctx.state.deadline (epoch ms): the endpoint's default, or sooner when the client sends
+ * `Request-Timeout: <seconds>`. A later deadline than the default is not granted.
+ */
+export function deadline(defaultMs: number): Middleware {
+  return async function deadlineMiddleware(ctx, next) {
+    const header = ctx.get('Request-Timeout').trim();
+    let ms = defaultMs;
+    if (header) {
+      const seconds = Number(header);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw badRequest('header Request-Timeout must be a positive number of seconds');
+      ms = Math.min(defaultMs, seconds * 1000);
+    }
+    ctx.state.deadline = Date.now() + ms;
+    await next();
+  };
+}

@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../logger';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives every request an id (the client's X-Request-Id when it is sane, else a new one), returns
+ * it in the X-Request-Id header, and logs one line per request with a child logger carrying it.
+ */
+export function requestContext(logger: Logger): Middleware {
+  return async function requestContextMiddleware(ctx, next) {
+    const given = ctx.get('X-Request-Id');
+    const requestId = REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = logger.child({ requestId });
+    ctx.set('X-Request-Id', requestId);
+    const started = Date.now();
+    try {
+      await next();
+    } finally {
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started, tenant: ctx.state.auth?.tenant }, 'request');
+    }
+  };
+}

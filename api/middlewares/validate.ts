@@ -1,0 +1,78 @@
+import type { Middleware } from 'koa';
+import { badRequest, payloadTooLarge } from '../errors';
+import { compileBody, compileParams, firstErrorMessage } from '../schemas/ajv';
+import { namedSchemas, type Operation } from '../schemas/operations';
+
+/** The cleaned request: unknown body fields removed, defaults filled in, query and headers typed. */
+export interface ValidatedInput<Body = Record<string, unknown>, Query = Record<string, unknown>> {
+  /** The body (undefined for operations without one). */
+  body: Body;
+  /** Declared query parameters, coerced (`limit` is a number); undeclared ones are dropped. */
+  query: Query;
+  /** Declared headers present on the request, keyed by canonical name (`X-Business-Id`). */
+  headers: Record<string, string | number | undefined>;
+}
+
+export interface ValidatedState {
+  input: ValidatedInput;
+}
+
+/** Headers of an operation as one object schema, keyed by canonical header name. */
+function headersSchema(op: Operation) {
+  const headers = op.headers ?? [];
+  return {
+    type: 'object',
+    properties: Object.fromEntries(headers.map((h) => [h.name, h.schema])),
+    required: headers.filter((h) => h.required).map((h) => h.name),
+  };
+}
+
+/** A JSON object: what every body must be (arrays, strings and null are not). */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Validates the body, query string and declared headers of `operation`, and puts the cleaned values
+ * in `ctx.state.input`; answers 400 naming the first offending field, or 413 when an upload carries
+ * more items than allowed. Schemas are compiled here, when routes are built, not per request.
+ *
+ * Upload operations validate only their envelope (`bodyEnvelope`); the handler checks each item with
+ * `checkUploadItems` so that bad items make the upload `partial` rather than failing it.
+ */
+export function validate(operation: Operation): Middleware<ValidatedState> {
+  const bodySchema = operation.bodyEnvelope ?? operation.body;
+  const validateBody = bodySchema && compileBody(bodySchema, namedSchemas);
+  const validateQuery = operation.query && compileParams(operation.query);
+  const validateHeaders = compileParams(headersSchema(operation));
+
+  return async function validateMiddleware(ctx, next) {
+    let body: unknown;
+    if (validateBody) {
+      body = (ctx.request as { body?: unknown }).body;
+      if (!isObject(body)) throw badRequest('request body must be a JSON object');
+      if (!validateBody(body)) {
+        const message = firstErrorMessage(validateBody, '');
+        // An upload's item array is the only array one level down in an envelope.
+        const [first] = validateBody.errors ?? [];
+        const tooManyItems = operation.bodyEnvelope && first?.keyword === 'maxItems' && first.instancePath.lastIndexOf('/') === 0;
+        throw tooManyItems ? payloadTooLarge(message) : badRequest(message);
+      }
+    }
+
+    const query: Record<string, unknown> = {};
+    if (validateQuery) {
+      Object.assign(query, ctx.query);
+      if (!validateQuery(query)) throw badRequest(firstErrorMessage(validateQuery, 'query parameter'));
+    }
+
+    const headers: Record<string, string | number | undefined> = {};
+    for (const { name } of operation.headers ?? []) {
+      const value = ctx.get(name).trim();
+      if (value !== '') headers[name] = value;
+    }
+    if (!validateHeaders(headers)) throw badRequest(firstErrorMessage(validateHeaders, 'header'));
+
+    ctx.state.input = { body: body as Record<string, unknown>, query, headers };
+    await next();
+  };
+}

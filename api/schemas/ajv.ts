@@ -1,0 +1,126 @@
+/**
+ * The one place Ajv is configured. Schemas are compiled once, at module load or when a route is
+ * registered, never per request (ajv docs/guide/managing-schemas.md).
+ *
+ * - `bodyAjv` validates JSON bodies: unknown properties are dropped wherever a schema says
+ *   `additionalProperties: false` (clients written against later versions keep working), defaults
+ *   are filled in, and only the first error is collected.
+ * - `paramAjv` validates query strings and headers, which arrive as strings: it also coerces
+ *   `"25"` to `25` and `"true"` to `true`.
+ */
+import Ajv2020 from 'ajv/dist/2020';
+import type { AnySchemaObject, ErrorObject, Options, ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+const baseOptions: Options = {
+  strict: true,
+  allErrors: false,
+  removeAdditional: true,
+  useDefaults: true,
+  // `type: ['string', 'null']` is how 2020-12 (and OpenAPI 3.1) spell a nullable field.
+  allowUnionTypes: true,
+};
+
+function createAjv(options: Options): Ajv2020 {
+  const ajv = new Ajv2020({ ...baseOptions, ...options });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** Validates request bodies. */
+export const bodyAjv = createAjv({});
+/** Validates query parameters and headers (strings coerced to the declared type). */
+export const paramAjv = createAjv({ coerceTypes: true });
+
+/** A schema with an `$id`, i.e. one that is a named OpenAPI component and can be `$ref`ed. */
+export type NamedSchema = AnySchemaObject & { readonly $id: string };
+
+const registered = new WeakMap<Ajv2020, Set<string>>();
+
+/** Adds named schemas to an instance so `$ref: '<Id>'` resolves; adding one twice is a no-op. */
+export function register(ajv: Ajv2020, schemas: readonly NamedSchema[]): void {
+  const ids = registered.get(ajv) ?? new Set<string>();
+  registered.set(ajv, ids);
+  for (const schema of schemas) {
+    if (ids.has(schema.$id)) continue;
+    ajv.addSchema(schema);
+    ids.add(schema.$id);
+  }
+}
+
+/**
+ * Compiles a schema (registering the named schemas it references first). Compiling the same
+ * schema object twice returns the cached function, so callers need not keep their own cache.
+ */
+export function compile<T = unknown>(
+  ajv: Ajv2020,
+  schema: AnySchemaObject,
+  references: readonly NamedSchema[] = [],
+): ValidateFunction<T> {
+  register(ajv, references);
+  if (typeof schema.$id === 'string') {
+    register(ajv, [schema as NamedSchema]);
+    const validateFn = ajv.getSchema<T>(schema.$id);
+    if (!validateFn) throw new Error(`schema ${schema.$id} did not compile`);
+    return validateFn;
+  }
+  return ajv.compile<T>(schema);
+}
+
+/** Compiles a body schema on `bodyAjv`. */
+export const compileBody = <T = unknown>(schema: AnySchemaObject, references: readonly NamedSchema[] = []) =>
+  compile<T>(bodyAjv, schema, references);
+
+/** Compiles a query/header schema on `paramAjv`. */
+export const compileParams = <T = unknown>(schema: AnySchemaObject, references: readonly NamedSchema[] = []) =>
+  compile<T>(paramAjv, schema, references);
+
+const escapePointerToken = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** The JSON pointer of the field an error is about (for `required`, the missing property itself). */
+function errorPointer(err: ErrorObject): string {
+  const missing = err.keyword === 'required' ? (err.params as { missingProperty: string }).missingProperty : undefined;
+  return missing === undefined ? err.instancePath : `${err.instancePath}/${escapePointerToken(missing)}`;
+}
+
+/** What to say about the field, in words a client can act on. */
+function errorText(err: ErrorObject): string {
+  switch (err.keyword) {
+    case 'required':
+      return 'is required';
+    case 'enum':
+      return `must be one of: ${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    case 'minLength':
+    case 'minItems':
+      return (err.params as { limit: number }).limit === 1 ? 'must not be empty' : (err.message ?? 'is too short');
+    case 'const':
+      return `must be ${JSON.stringify((err.params as { allowedValue: unknown }).allowedValue)}`;
+    default:
+      return err.message ?? `is invalid (${err.keyword})`;
+  }
+}
+
+/**
+ * Turns an Ajv error into a client message naming the field.
+ *
+ * `root` decides how the field is named:
+ * - `''` or a JSON pointer (a request body, or one item of it such as `/articles/3`): the field is
+ *   named by its full JSON pointer: `/data/3/comments/0/commentId is required`,
+ *   `/numResults must be <= 100`, `/articles/0/url must match format "uri"`.
+ * - a label for other inputs (`'query parameter'`, `'header'`): the label, a space, then the field
+ *   name: `query parameter limit must be <= 100`, `header X-Business-Id is required`.
+ */
+export function formatAjvError(err: ErrorObject, root: string): string {
+  const pointer = errorPointer(err);
+  const isPointerRoot = root === '' || root.startsWith('/');
+  let subject: string;
+  if (isPointerRoot) subject = root + pointer || 'request body';
+  else subject = pointer ? `${root} ${pointer.slice(1)}` : root;
+  return `${subject} ${errorText(err)}`;
+}
+
+/** The message for a failed validation: the first error, formatted by `formatAjvError`. */
+export function firstErrorMessage(validateFn: ValidateFunction, root: string): string {
+  const [first] = validateFn.errors ?? [];
+  return first ? formatAjvError(first, root) : `${root || 'request body'} is invalid`;
+}

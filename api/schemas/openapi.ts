@@ -1,0 +1,189 @@
+/**
+ * Builds the OpenAPI 3.1 document served at GET /openapi.json from the operations table and the
+ * named schemas: each `$id` schema becomes `components.schemas.<Id>` and every `$ref: '<Id>'` is
+ * rewritten to `#/components/schemas/<Id>` (as fastify-swagger does).
+ */
+import type { AnySchemaObject } from 'ajv';
+import type { ErrorStatus } from '../errors';
+import { ErrorBodySchema, LIMITS } from './common';
+import { namedSchemas, operations, type HeaderSpec, type Operation } from './operations';
+
+export const API_VERSION = '1.2.0';
+
+type Json = Record<string, unknown>;
+export interface OpenApiDocument extends Json {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  paths: Record<string, Record<string, Json>>;
+  components: { schemas: Record<string, Json>; securitySchemes: Record<string, Json> };
+}
+
+const COMPONENT_PREFIX = '#/components/schemas/';
+
+/** A copy of a schema in OpenAPI form: no `$id`, `$ref: 'Id'` pointing into `components.schemas`. */
+function toOpenApi(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toOpenApi);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Json = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === '$id') continue;
+    const isExternalRef = key === '$ref' && typeof child === 'string' && !child.startsWith('#');
+    out[key] = isExternalRef ? COMPONENT_PREFIX + child : toOpenApi(child);
+  }
+  return out;
+}
+
+/** A `$ref` to a named schema, or the schema itself in OpenAPI form. */
+const schemaRef = (schema: AnySchemaObject): unknown =>
+  typeof schema.$id === 'string' ? { $ref: COMPONENT_PREFIX + schema.$id } : toOpenApi(schema);
+
+/** The schema of a parameter, without the description (the parameter carries it). */
+const bareSchema = ({ description: _description, ...schema }: AnySchemaObject) => toOpenApi(schema);
+
+const jsonContent = (schema: AnySchemaObject) => ({ 'application/json': { schema: schemaRef(schema) } });
+const jsonResponse = (description: string, schema: AnySchemaObject) => ({ description, content: jsonContent(schema) });
+
+const headerObject = (spec: HeaderSpec) => ({
+  description: spec.description,
+  required: spec.required,
+  schema: bareSchema(spec.schema),
+});
+
+const ERROR_DESCRIPTIONS: Record<ErrorStatus, (op: Operation) => string> = {
+  400: () =>
+    'Invalid input: wrong type, missing required field, out-of-range value. `error` names the field by JSON ' +
+    'pointer for bodies (`/data/3/comments/0/commentId is required`), by name for query parameters and headers.',
+  401: () => 'Missing or invalid API key.',
+  403: (op) => `The API key lacks the scope \`${op.scope}\`.`,
+  404: () => 'Not found.',
+  408: () =>
+    "The request's deadline (the endpoint's default, or a shorter `Request-Timeout`) passed before the work " +
+    'finished. Upload work keeps running to completion: nothing is lost.',
+  413: () =>
+    `The request body exceeds 10 MB, or an upload carries more than ${LIMITS.uploadItems.toLocaleString('en-US')} items.`,
+  429: () => 'Rate limit of the API key exceeded; retry after `Retry-After` seconds.',
+  500: () => 'Internal error. Details are logged, never returned.',
+  501: () => 'The operation is validated and authorised but not implemented yet.',
+  503: () => 'A service the operation depends on (workflow engine) is unavailable; retry later.',
+  504: () =>
+    'A dependency (language model, embedding service, vector store) did not answer within its timeout after ' +
+    'the retries allowed.',
+};
+
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+function errorResponse(op: Operation, status: ErrorStatus): Json {
+  const addition = op.specErrors.includes(status) ? '' : 'Addition: ';
+  const note = op.errorNotes?.[status];
+  const response = jsonResponse(`${addition}${ERROR_DESCRIPTIONS[status](op)}${note ? ` ${note}` : ''}`, ErrorBodySchema);
+  return status === 429 ? { ...response, headers: RETRY_AFTER } : response;
+}
+
+function parameters(op: Operation): Json[] {
+  const query = Object.entries((op.query?.properties ?? {}) as Record<string, AnySchemaObject>).map(
+    ([name, schema]) => ({
+      name,
+      in: 'query',
+      required: ((op.query?.required ?? []) as string[]).includes(name),
+      description: schema.description,
+      schema: bareSchema(schema),
+    }),
+  );
+  const headers = (op.headers ?? []).map((spec) => ({ name: spec.name, in: 'header', ...headerObject(spec) }));
+  return [...query, ...headers];
+}
+
+function operationObject(op: Operation): Json {
+  const params = parameters(op);
+  const { status, description, schema, headers } = op.success;
+  return {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    description: `${op.description}\n\nRequires the API-key scope \`${op.scope}\`.`,
+    ...(params.length ? { parameters: params } : {}),
+    ...(op.body ? { requestBody: { required: true, content: jsonContent(op.body) } } : {}),
+    responses: {
+      [status]: {
+        ...jsonResponse(description, schema),
+        ...(headers ? { headers: Object.fromEntries(headers.map((h) => [h.name, headerObject(h)])) } : {}),
+      },
+      ...Object.fromEntries(op.errors.map((code) => [code, errorResponse(op, code)])),
+    },
+  };
+}
+
+/** A service endpoint: no authentication, not under /v1. */
+const serviceEndpoint = (operationId: string, summary: string, description: string, responses: Json) => ({
+  get: { operationId, tags: ['Service'], summary, description, security: [], responses },
+});
+
+function servicePaths(): Record<string, Record<string, Json>> {
+  const report = { type: 'object', description: 'Status report of the service; its fields are informative only.' };
+  return {
+    '/openapi.json': serviceEndpoint('getOpenApiDocument', 'This document', 'The OpenAPI 3.1 description of the API.', {
+      200: jsonResponse('This document.', { type: 'object' }),
+    }),
+    '/healthz': serviceEndpoint('health', 'Liveness', 'Addition: 200 while the process is up.', {
+      200: jsonResponse('Alive.', report),
+    }),
+    '/readyz': serviceEndpoint(
+      'ready',
+      'Readiness',
+      'Addition: 200 when the service can take requests (workflow engine, vector store and embedding server answer), 503 otherwise.',
+      { 200: jsonResponse('Ready.', report), 503: jsonResponse('Not ready.', report) },
+    ),
+  };
+}
+
+const DESCRIPTION = [
+  'Support-intelligence API: answers support questions, summarizes, tags and scores conversations, ingests ' +
+    'knowledge articles, support cases and incidents, searches cases and articles, and grades model outputs.',
+  '',
+  '- **Authentication**: `Authorization: Bearer <API key>`. A key belongs to one tenant and carries scopes; a ' +
+    'valid key without the operation\'s scope gets 403 (an addition on ask, summary, feedback, tag, sentiment, ' +
+    'evaluate). No data ever crosses tenants.',
+  '- **Errors**: every error body is `{error, code, status}` (Addition: on every endpoint). 400 messages name ' +
+    'the offending field by JSON pointer. 429 carries `Retry-After`.',
+  '- **Unknown fields** in request bodies are ignored, so clients written against later versions keep working. ' +
+    'Unknown query parameters are ignored too.',
+  `- **Limits**: uploads take 1 to ${LIMITS.uploadItems.toLocaleString('en-US')} items and at most 10 MB (413 above); ` +
+    'every string field has a maximum length, stated in its description.',
+  '- **Deadlines**: each endpoint has a default deadline; `Request-Timeout: <seconds>` may shorten it (408).',
+  '- Descriptions starting with **Addition** mark what this service adds to the published specification; ' +
+    '**Decision** marks a choice where the specification is silent.',
+].join('\n');
+
+/** The OpenAPI 3.1 document of the API. `serverUrl` defaults to `/` (the host serving the document). */
+export function buildOpenApiDocument(options: { serverUrl?: string } = {}): OpenApiDocument {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const op of operations) {
+    const path = op.path.replace(/:(\w+)/g, '{$1}');
+    paths[path] = { ...paths[path], [op.method.toLowerCase()]: operationObject(op) };
+  }
+  Object.assign(paths, servicePaths());
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Support-AI API', version: API_VERSION, description: DESCRIPTION },
+    servers: [{ url: options.serverUrl ?? '/' }],
+    security: [{ bearerAuth: [] }],
+    tags: [...new Set([...operations.map((op) => op.tag), 'Service'])].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: Object.fromEntries(namedSchemas.map((schema) => [schema.$id, toOpenApi(schema) as Json])),
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'API key issued by the service operator; send it only from a backend, never from browser or mobile code.',
+        },
+      },
+    },
+  };
+}

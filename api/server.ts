@@ -1,0 +1,54 @@
+/**
+ * The API process: `node -r ts-node/register api/server.ts`. Reads the environment once,
+ * connects to Temporal, listens, and closes cleanly on SIGINT/SIGTERM.
+ */
+import { Client, Connection } from '@temporalio/client';
+import type { Server } from 'node:http';
+import { loadServicesConfig } from '../activities/config';
+import { createChatGateway } from '../activities/models/chat';
+import { ApiKeyStore } from '../activities/weaviate/api-keys';
+import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
+import { createApp } from './app';
+import { logger } from './logger';
+import { cachedVerifier } from './middlewares/auth';
+import { createReadiness } from './readiness';
+import { WorkflowRunner } from './workflow-runner';
+
+export async function startServer(env = process.env): Promise<{ server: Server; close(): Promise<void> }> {
+  const config = loadServicesConfig(env);
+  const port = Number(env.API_PORT ?? 3000);
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const weaviate = () => connectWeaviate(config.weaviate);
+  const app = createApp({
+    runner: new WorkflowRunner(temporal, config.temporal.taskQueue),
+    verifier: cachedVerifier(new ApiKeyStore(weaviate)),
+    readiness: createReadiness({ temporal, weaviate, config, chat: createChatGateway(config.chat) }),
+    logger,
+  });
+  const server = app.listen(port, env.API_HOST ?? '127.0.0.1');
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  logger.info({ port }, 'API listening');
+  return {
+    server,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await connection.close();
+      await closeWeaviate();
+    },
+  };
+}
+
+if (require.main === module) {
+  startServer().then(
+    ({ close }) => {
+      const stop = () => void close().then(() => process.exit(0));
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    },
+    (err) => {
+      logger.error({ err }, 'API failed to start');
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * The one place where Temporal outcomes become HTTP statuses (docs/api.md, "Deadlines"):
+ * - the request's own deadline passed while waiting → 408 (the workflow keeps running);
+ * - an activity failed with a dependency timeout, or timed out itself, after its retries → 504;
+ * - a dependency (or Temporal itself) unreachable → 503;
+ * - typed failures for bad input and unknown ids → 400 and 404.
+ */
+import { ApplicationFailure, TemporalFailure, TimeoutFailure } from '@temporalio/common';
+import { WorkflowFailedError, isGrpcCancelledError, isGrpcDeadlineError, isGrpcServiceError } from '@temporalio/client';
+import { ApiError } from './errors';
+
+const BY_TYPE: Record<string, (message: string) => ApiError> = {
+  DependencyTimeout: (m) => new ApiError(504, `a dependency did not answer in time: ${m}`),
+  DependencyUnavailable: (m) => new ApiError(503, `a dependency is unavailable: ${m}`),
+  InvalidInput: (m) => new ApiError(400, m),
+  NotFound: (m) => new ApiError(404, m),
+};
+
+/** The innermost meaningful failure of a workflow's failure chain. */
+function* causes(err: unknown): Generator<unknown> {
+  for (let e: any = err, n = 0; e && n < 10; e = e.cause, n++) yield e;
+}
+
+export function workflowFailureToApiError(err: WorkflowFailedError): ApiError {
+  for (const cause of causes(err.cause)) {
+    if (cause instanceof ApplicationFailure && cause.type && BY_TYPE[cause.type]) return BY_TYPE[cause.type](cause.message);
+    if (cause instanceof TimeoutFailure) return new ApiError(504, `a dependency call timed out (${cause.timeoutType ?? 'timeout'}) after its retries`);
+  }
+  const failure = err.cause instanceof TemporalFailure ? err.cause.message : err.message;
+  return new ApiError(500, `workflow failed: ${failure}`);
+}
+
+/** Maps anything thrown while starting or awaiting a workflow. */
+export function temporalErrorToApiError(err: unknown, operation: string): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof WorkflowFailedError) return workflowFailureToApiError(err);
+  if (isGrpcDeadlineError(err) || isGrpcCancelledError(err) || (err as Error)?.name === 'AbortError') {
+    return new ApiError(408, `${operation} did not finish before the request deadline; work that was accepted continues`);
+  }
+  if (isGrpcServiceError(err) || /UNAVAILABLE|ECONNREFUSED|Connection refused/i.test(String((err as Error)?.message))) {
+    return new ApiError(503, 'the workflow service is unavailable');
+  }
+  return new ApiError(500, `${operation} failed: ${(err as Error)?.message ?? String(err)}`);
+}

@@ -1,0 +1,73 @@
+/**
+ * Starts workflows for the routes and waits for their results within the request's deadline.
+ * Every workflow carries the TenantId and Operation search attributes, so operators can filter
+ * runs per customer in the Temporal Web UI.
+ */
+import { Client, WorkflowHandle, WorkflowIdConflictPolicy } from '@temporalio/client';
+import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
+import type { Operation } from '../workflows/constants';
+import { unavailable } from './errors';
+import { temporalErrorToApiError } from './temporal-errors';
+import { WorkerPresence } from './worker-presence';
+
+export const TenantId = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
+export const OperationAttr = defineSearchAttributeKey('Operation', SearchAttributeType.KEYWORD);
+
+type WorkflowFn<A, R> = (input: A) => Promise<R>;
+
+export interface StartOptions<A, R> {
+  workflow: WorkflowFn<A, R>;
+  operation: Operation;
+  tenant: string;
+  /** The business part of the workflow id; the id is `<operation>:<tenant>:<key>`. */
+  key: string;
+  input: A;
+  /** Attach to a running workflow with the same id instead of failing (idempotent uploads). */
+  attachToRunning?: boolean;
+}
+
+export class WorkflowRunner {
+  readonly presence: WorkerPresence;
+
+  constructor(
+    readonly client: Client,
+    readonly taskQueue: string,
+  ) {
+    this.presence = new WorkerPresence(client, client.options.namespace, taskQueue);
+  }
+
+  async start<A, R>(o: StartOptions<A, R>): Promise<WorkflowHandle<WorkflowFn<A, R>>> {
+    try {
+      if (!(await this.presence.isPolling())) throw unavailable('no worker is polling the task queue; try again shortly');
+      return await this.client.workflow.start(o.workflow, {
+        taskQueue: this.taskQueue,
+        workflowId: `${o.operation}:${o.tenant}:${o.key}`,
+        args: [o.input],
+        workflowIdConflictPolicy: o.attachToRunning ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,
+        typedSearchAttributes: [
+          { key: TenantId, value: o.tenant },
+          { key: OperationAttr, value: o.operation },
+        ],
+      });
+    } catch (err) {
+      throw temporalErrorToApiError(err, o.operation);
+    }
+  }
+
+  /** The workflow's result, or 408 when `deadline` (epoch ms) passes first. */
+  async result<R>(handle: WorkflowHandle<WorkflowFn<any, R>>, deadline: number, operation: string): Promise<R> {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), Math.max(0, deadline - Date.now()));
+    try {
+      return await this.client.withAbortSignal(abort.signal, () => handle.result());
+    } catch (err) {
+      throw temporalErrorToApiError(abort.signal.aborted ? Object.assign(new Error('deadline'), { name: 'AbortError' }) : err, operation);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async execute<A, R>(o: StartOptions<A, R> & { deadline: number }): Promise<R> {
+    return this.result(await this.start(o), o.deadline, o.operation);
+  }
+}

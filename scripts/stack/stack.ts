@@ -1,0 +1,160 @@
+/**
+ * The whole dependency stack (Temporal dev server, Weaviate, embedding server) started together.
+ * Returns the environment the worker and the API read (activities/config.ts), and a stop function.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { provisionAll } from './provision';
+import { Service, assertPortFree, freePort, startEmbeddings, startTemporal, startWeaviate, stopService } from './services';
+
+export interface StackPorts {
+  temporal: number;
+  temporalUi: number;
+  weaviateHttp: number;
+  weaviateGrpc: number;
+  weaviateGossip: number;
+  weaviateData: number;
+  weaviateRaft: number;
+  weaviateRaftRpc: number;
+  embeddings: number;
+}
+
+export interface StackOptions {
+  dataDir: string;
+  ports: StackPorts;
+  headless: boolean;
+}
+
+export interface RunningStack {
+  env: Record<string, string>;
+  services: Service[];
+  stop(): Promise<void>;
+}
+
+const int = (v: string | undefined, fallback: number) => (v ? Number.parseInt(v, 10) : fallback);
+
+/** Fixed ports for `npm start`, each overridable by an environment variable. Weaviate's data and
+ * Raft RPC ports follow its gossip and Raft ports. */
+export function configuredPorts(env = process.env): StackPorts {
+  const gossip = int(env.WEAVIATE_GOSSIP_PORT, 7946);
+  const raft = int(env.WEAVIATE_RAFT_PORT, 8300);
+  return {
+    temporal: int(env.TEMPORAL_PORT, 7233),
+    temporalUi: int(env.TEMPORAL_UI_PORT, 8233),
+    weaviateHttp: int(env.WEAVIATE_HTTP_PORT, 8080),
+    weaviateGrpc: int(env.WEAVIATE_GRPC_PORT, 50051),
+    weaviateGossip: gossip,
+    weaviateData: gossip + 1,
+    weaviateRaft: raft,
+    weaviateRaftRpc: raft + 1,
+    embeddings: int(env.EMBEDDINGS_PORT, 8000),
+  };
+}
+
+/** Whether a port can be bound right now. */
+async function isFree(port: number): Promise<boolean> {
+  return assertPortFree(port, '', '').then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Free ports for a test run, so it never collides with a running `npm start`. Weaviate expects its
+ * data port right after its gossip port and its Raft RPC port right after its Raft port.
+ */
+export async function freePorts(): Promise<StackPorts> {
+  const taken = new Set<number>();
+  const one = async (): Promise<number> => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.has(port)) return taken.add(port), port;
+    }
+  };
+  const pair = async (): Promise<number> => {
+    for (;;) {
+      const port = await one();
+      if (port < 65535 && !taken.has(port + 1) && (await isFree(port + 1))) return taken.add(port + 1), port;
+    }
+  };
+  const weaviateGossip = await pair();
+  const weaviateRaft = await pair();
+  return {
+    temporal: await one(),
+    temporalUi: await one(),
+    weaviateHttp: await one(),
+    weaviateGrpc: await one(),
+    weaviateGossip,
+    weaviateData: weaviateGossip + 1,
+    weaviateRaft,
+    weaviateRaftRpc: weaviateRaft + 1,
+    embeddings: await one(),
+  };
+}
+
+const PORT_SETTINGS: Record<keyof StackPorts, string> = {
+  temporal: 'TEMPORAL_PORT',
+  temporalUi: 'TEMPORAL_UI_PORT',
+  weaviateHttp: 'WEAVIATE_HTTP_PORT',
+  weaviateGrpc: 'WEAVIATE_GRPC_PORT',
+  weaviateGossip: 'WEAVIATE_GOSSIP_PORT',
+  weaviateData: 'WEAVIATE_GOSSIP_PORT (data port = gossip port + 1)',
+  weaviateRaft: 'WEAVIATE_RAFT_PORT',
+  weaviateRaftRpc: 'WEAVIATE_RAFT_PORT (RPC port = Raft port + 1)',
+  embeddings: 'EMBEDDINGS_PORT',
+};
+
+export async function startStack(o: StackOptions): Promise<RunningStack> {
+  const bins = await provisionAll();
+  for (const [key, setting] of Object.entries(PORT_SETTINGS) as [keyof StackPorts, string][]) {
+    if (key === 'temporalUi' && o.headless) continue;
+    if (key === 'embeddings' && !bins.embeddingsBin) continue;
+    await assertPortFree(o.ports[key], key, setting);
+  }
+  const logDir = path.join(o.dataDir, 'logs');
+  const services: Service[] = [];
+  const stop = async () => {
+    await Promise.all(services.reverse().map((s) => stopService(s)));
+  };
+  try {
+    console.log('[stack] starting Temporal, Weaviate and the embedding server ...');
+    const started = await Promise.all([
+      startTemporal({
+        bin: bins.temporalBin,
+        port: o.ports.temporal,
+        uiPort: o.ports.temporalUi,
+        dbFile: path.join(o.dataDir, 'temporal.db'),
+        headless: o.headless,
+        logDir,
+      }).then((s) => (services.push(s), s)),
+      startWeaviate({
+        bin: bins.weaviateBin,
+        httpPort: o.ports.weaviateHttp,
+        grpcPort: o.ports.weaviateGrpc,
+        gossipPort: o.ports.weaviateGossip,
+        dataPort: o.ports.weaviateData,
+        raftPort: o.ports.weaviateRaft,
+        raftRpcPort: o.ports.weaviateRaftRpc,
+        dataDir: path.join(o.dataDir, 'weaviate'),
+        logDir,
+      }).then((s) => (services.push(s), s)),
+      bins.embeddingsBin
+        ? startEmbeddings({ bin: bins.embeddingsBin, port: o.ports.embeddings, threads: Math.max(1, os.cpus().length), logDir }).then(
+            (s) => (services.push(s), s),
+          )
+        : undefined,
+    ]);
+    console.log(`[stack] ready: ${started.filter(Boolean).map((s) => s!.name).join(', ')} (logs in ${logDir})`);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const env: Record<string, string> = {
+    TEMPORAL_ADDRESS: `127.0.0.1:${o.ports.temporal}`,
+    WEAVIATE_HOST: '127.0.0.1',
+    WEAVIATE_HTTP_PORT: String(o.ports.weaviateHttp),
+    WEAVIATE_GRPC_PORT: String(o.ports.weaviateGrpc),
+    EMBEDDINGS_URL: process.env.EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.embeddings}/v1`,
+  };
+  return { env, services, stop };
+}

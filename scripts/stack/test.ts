@@ -1,0 +1,39 @@
+/**
+ * `npm test`: provisions the stack, starts its own instances on free ports in a temporary folder,
+ * runs the mocha suite against them (the suite starts workers and the API itself), then stops
+ * everything, whatever the outcome.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePorts, startStack } from './stack';
+
+async function main(): Promise<number> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'support-ai-test-'));
+  const stack = await startStack({ dataDir, ports: await freePorts(), headless: true });
+  let code = 1;
+  try {
+    const mochaArgs = process.argv.slice(2);
+    code = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), ...mochaArgs], {
+        stdio: 'inherit',
+        env: { ...process.env, ...stack.env, SUPPORT_AI_TEST_DATA: dataDir, TEST_STACK: '1' },
+      });
+      child.on('exit', (c) => resolve(c ?? 1));
+    });
+  } finally {
+    await stack.stop();
+    if (code === 0 && !process.env.KEEP_TEST_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+    else console.log(`[test] service logs kept in ${path.join(dataDir, 'logs')}`);
+  }
+  return code;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`[test] ${err.stack ?? err}`);
+    process.exit(1);
+  },
+);

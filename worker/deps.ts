@@ -1,0 +1,14 @@
+/**
+ * The clients the activities share, built from the services configuration.
+ */
+import type { ActivityDeps } from '../activities';
+import type { ServicesConfig } from '../activities/config';
+import { createEmbedder } from '../activities/models/embeddings';
+import { connectWeaviate } from '../activities/weaviate/client';
+
+export function createActivityDeps(config: ServicesConfig): ActivityDeps {
+  return {
+    weaviate: () => connectWeaviate(config.weaviate),
+    embedder: createEmbedder(config.embeddings),
+  };
+}

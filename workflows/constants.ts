@@ -1,0 +1,15 @@
+/** Names shared by the API, the worker and the workflows. */
+
+export const DEFAULT_TASK_QUEUE = 'support-ai';
+
+/** The Operation search attribute and the first part of every workflow id. */
+export const OPERATIONS = {
+  upsertArticles: 'articles-upsert',
+  deleteArticles: 'articles-delete',
+  upsertCases: 'cases-upsert',
+  upsertIncident: 'incident-upsert',
+  searchCases: 'search-cases',
+  searchArticles: 'search-articles',
+} as const;
+
+export type Operation = (typeof OPERATIONS)[keyof typeof OPERATIONS];
