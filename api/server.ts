@@ -17,12 +17,13 @@ import { WorkflowRunner } from './workflow-runner';
 export async function startServer(env = process.env): Promise<{ server: Server; close(): Promise<void> }> {
   const config = loadServicesConfig(env);
   const port = Number(env.API_PORT ?? 3000);
+  if (env.LOG_LEVEL) logger.level = env.LOG_LEVEL;
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const weaviate = () => connectWeaviate(config.weaviate);
   const app = createApp({
     runner: new WorkflowRunner(temporal, config.temporal.taskQueue),
-    verifier: cachedVerifier(new ApiKeyStore(weaviate)),
+    verifier: cachedVerifier(new ApiKeyStore(weaviate), Number(env.KEY_CACHE_TTL_MS ?? 10_000)),
     readiness: createReadiness({ temporal, weaviate, config, chat: createChatGateway(config.chat) }),
     logger,
   });

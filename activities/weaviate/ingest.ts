@@ -3,7 +3,7 @@
  * (tenant, kind, id, passage), so a retried activity or a re-upload overwrites instead of duplicating.
  */
 import { heartbeat } from '@temporalio/activity';
-import { Filters, WeaviateClient, generateUuid5 } from 'weaviate-client';
+import { Collection, Filters, WeaviateClient, generateUuid5 } from 'weaviate-client';
 import type { Article } from '../../api/schemas/article';
 import type { Case } from '../../api/schemas/case';
 import type { IncidentUpload } from '../../api/schemas/incident';
@@ -41,7 +41,7 @@ interface NewObject {
 }
 
 /** Inserts objects; per-object errors are returned by index instead of thrown. */
-async function insert(collection: ReturnType<WeaviateClient['collections']['use']>, objects: NewObject[]): Promise<Map<number, string>> {
+async function insert(collection: Collection<any, string, any>, objects: NewObject[]): Promise<Map<number, string>> {
   const errors = new Map<number, string>();
   if (objects.length === 0) return errors;
   const res = await collection.data.insertMany(objects as any);
@@ -112,34 +112,19 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
   return { stored, failed };
 }
 
-/** Removes every passage of the given articles; ids with nothing stored are reported as failed. */
+/** Removes every passage of the given articles. Deleting an id that is not stored is not an error. */
 export async function deleteArticles(deps: Deps, input: { tenant: string; articleIds: string[] }): Promise<IngestResult> {
-  const client = await deps.weaviate();
-  const collection = client.collections.use(COLLECTIONS.articlePassage).withTenant(input.tenant);
-  const failed: FailedItem[] = [];
-  let stored = 0;
+  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.articlePassage);
+  if (!(await collection.tenants.getByName(input.tenant))) return { stored: 0, failed: [] };
+  const passages = collection.withTenant(input.tenant);
   for (const ids of groups(input.articleIds, 100)) {
-    const existing = await existingArticleIds(collection, ids);
-    for (const id of ids) if (!existing.has(id)) failed.push({ id, error: 'no article with this articleId' });
-    if (existing.size > 0) {
-      const filter = collection.filter.byProperty('articleId').containsAny([...existing]);
-      // deleteMany is capped per call by the server's maximum results; repeat until nothing matches.
-      while ((await collection.data.deleteMany(filter)).matches > 0);
-    }
-    stored += existing.size;
-    heartbeat({ deleted: stored });
+    const filter = passages.filter.byProperty('articleId').containsAny(ids);
+    // One call removes all passages of these articles at once; it is capped at the server's maximum
+    // results, so repeat until nothing matches.
+    while ((await passages.data.deleteMany(filter)).matches > 0);
+    heartbeat();
   }
-  return { stored, failed };
-}
-
-async function existingArticleIds(collection: ReturnType<WeaviateClient['collections']['use']>, ids: string[]): Promise<Set<string>> {
-  if (!(await collection.tenants.getByName(collection.tenant!))) return new Set();
-  const res = await collection.query.fetchObjects({
-    filters: Filters.and(collection.filter.byProperty('articleId').containsAny(ids), collection.filter.byProperty('passageIndex').equal(0)),
-    returnProperties: ['articleId'],
-    limit: ids.length,
-  });
-  return new Set(res.objects.map((o) => String(o.properties.articleId)));
+  return { stored: input.articleIds.length, failed: [] };
 }
 
 export async function upsertCases(deps: Deps, input: { tenant: string; cases: Case[] }): Promise<IngestResult> {

@@ -3,7 +3,7 @@
  * cases and article passages. Scores are in 0..1, higher is better.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { Filters, FilterValue, WeaviateClient } from 'weaviate-client';
+import { Collection as WeaviateCollection, Filters, FilterValue, WeaviateClient } from 'weaviate-client';
 import type { Embedder } from '../models/embeddings';
 import { snippet } from '../text/article-text';
 import { COLLECTIONS } from './collections';
@@ -21,7 +21,7 @@ interface Deps {
   signal?: AbortSignal;
 }
 
-type Collection = ReturnType<WeaviateClient['collections']['use']>;
+type Collection = WeaviateCollection<any, string, any>;
 
 /** A tenant that never wrote anything has no shard yet: its searches are empty, not errors. */
 async function tenantCollection(deps: Deps, name: string, tenant: string): Promise<Collection | undefined> {

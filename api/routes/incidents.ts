@@ -1,0 +1,28 @@
+/** POST /v1/incidents: one record, stored durably, answered 201 with its id. */
+import { createHash } from 'node:crypto';
+import { upsertIncidentWorkflow } from '../../workflows';
+import { OPERATIONS } from '../../workflows/constants';
+import type { AuthState } from '../middlewares/auth';
+import type { IncidentUpload } from '../schemas/incident';
+import { operation } from '../schemas/operations';
+import { guard } from './guard';
+import type { RouteModule } from './types';
+
+export const incidentsRoutes: RouteModule = (router, deps) => {
+  const upload = operation('uploadIncident');
+  router.post(upload.path, guard(deps, upload, 'upload'), async function uploadIncident(ctx) {
+    const record = ctx.state.input.body as IncidentUpload;
+    const { tenant } = ctx.state.auth as AuthState;
+    const { id } = await deps.runner.execute({
+      workflow: upsertIncidentWorkflow,
+      operation: OPERATIONS.upsertIncident,
+      tenant,
+      key: createHash('sha256').update(JSON.stringify(record)).digest('hex').slice(0, 32),
+      input: { tenant, record },
+      attachToRunning: true,
+      deadline: ctx.state.deadline,
+    });
+    ctx.status = 201;
+    ctx.body = { result: 'success', id };
+  });
+};

@@ -1,0 +1,34 @@
+/**
+ * The router: health and the OpenAPI document without authentication, then one module per
+ * endpoint group under /v1.
+ */
+import Router from '@koa/router';
+import type { RouteDeps } from '../app';
+import { rateLimit } from '../middlewares/rate-limit';
+import { buildOpenApiDocument } from '../schemas/openapi';
+import { articlesRoutes } from './articles';
+import { casesRoutes } from './cases';
+import { incidentsRoutes } from './incidents';
+import { pendingRoutes } from './pending';
+import { searchRoutes } from './search';
+
+export function createRouter(deps: RouteDeps): Router {
+  const router = new Router();
+  const openapi = buildOpenApiDocument();
+
+  router.get('/healthz', function healthz(ctx) {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async function readyz(ctx) {
+    const report = await deps.readiness();
+    ctx.status = report.ready ? 200 : 503;
+    ctx.body = report;
+  });
+  router.get('/openapi.json', function openapiDocument(ctx) {
+    ctx.body = openapi;
+  });
+
+  const routeDeps = { ...deps, rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, windowMs: 60_000 }) };
+  for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, pendingRoutes]) mount(router, routeDeps);
+  return router;
+}

@@ -1,0 +1,35 @@
+/**
+ * Operations whose behaviour belongs to later work (ask, summary, feedback, tag, sentiment,
+ * evaluate): they authenticate, authorise, validate and apply their cross-field rules fully, then
+ * answer 501 with the error body.
+ */
+import { badRequest, notImplemented } from '../errors';
+import { operation, type OperationId } from '../schemas/operations';
+import type { DeadlineKind } from './guard';
+import { guard } from './guard';
+import type { RouteModule } from './types';
+
+type Body = Record<string, any>;
+
+const CROSS_FIELD_RULES: Partial<Record<OperationId, (body: Body) => void>> = {
+  summarize(body) {
+    const hasText = Boolean(body.subject?.trim() || body.description?.trim() || body.comments?.some((c: Body) => c.comment?.trim()));
+    if (!hasText && !body.conversationId) throw badRequest('at least one of /subject, /description, /comments must be non-empty');
+  },
+  evaluateOutput(body) {
+    if (body.rules !== undefined && body.use_case !== undefined) throw badRequest('send either /rules or /use_case, not both');
+  },
+};
+
+const PENDING: OperationId[] = ['ask', 'summarize', 'sendFeedback', 'tagConversation', 'analyzeSentiment', 'evaluateOutput'];
+
+export const pendingRoutes: RouteModule = (router, deps) => {
+  for (const id of PENDING) {
+    const op = operation(id);
+    const kind: DeadlineKind = 'model';
+    router.post(op.path, guard(deps, op, kind), async function notYetImplemented(ctx) {
+      CROSS_FIELD_RULES[id]?.(ctx.state.input.body as Body);
+      throw notImplemented(op.operationId);
+    });
+  }
+};

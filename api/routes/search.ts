@@ -1,0 +1,67 @@
+/** POST /v1/search/cases and GET /v1/community/search/articles. */
+import { randomUUID } from 'node:crypto';
+import { searchArticlesWorkflow, searchCasesWorkflow } from '../../workflows';
+import { OPERATIONS } from '../../workflows/constants';
+import { badRequest } from '../errors';
+import { requireBusiness, type AuthState } from '../middlewares/auth';
+import { presentArticleHit, presentCaseHit } from '../presenters/search';
+import { operation } from '../schemas/operations';
+import { CASE_SEARCH_WINDOW, type SearchArticlesQuery, type SearchCasesRequest } from '../schemas/search';
+import { guard } from './guard';
+import type { RouteModule } from './types';
+
+/** The spec's rules 1, 3 and 4: what to search for and which window of results to return. */
+export function caseSearchWindow(body: SearchCasesRequest): { offset: number; limit: number } {
+  if (!body.query?.trim() && !body.conversationId) throw badRequest('at least one of /query or /conversationId is required');
+  const paginated = body.offset !== undefined || body.limit !== undefined;
+  if (!paginated) return { offset: 0, limit: body.numResults ?? 4 };
+  const offset = body.offset ?? 0;
+  const limit = body.limit ?? 25;
+  if (offset + limit > CASE_SEARCH_WINDOW) throw badRequest(`/offset + /limit must not exceed ${CASE_SEARCH_WINDOW} (got ${offset + limit})`);
+  return { offset, limit };
+}
+
+/** "a, b ,c" → ["a", "b", "c"]; several products are searched one by one and merged. */
+export const productList = (productId?: string) => (productId ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+
+export const searchRoutes: RouteModule = (router, deps) => {
+  const cases = operation('searchCases');
+  router.post(cases.path, guard(deps, cases, 'search'), async function searchCases(ctx) {
+    const body = ctx.state.input.body as SearchCasesRequest;
+    const window = caseSearchWindow(body);
+    const { tenant } = ctx.state.auth as AuthState;
+    const hits = await deps.runner.execute({
+      workflow: searchCasesWorkflow,
+      operation: OPERATIONS.searchCases,
+      tenant,
+      key: ctx.state.requestId ?? randomUUID(),
+      input: {
+        tenant,
+        query: body.query?.trim() || undefined,
+        conversationId: body.conversationId,
+        productIds: productList(body.productId),
+        formId: body.formId,
+        sourceBrandId: body.sourceBrandId,
+        filterUrls: body.filterUrls ?? [],
+        ...window,
+      },
+      deadline: ctx.state.deadline,
+    });
+    ctx.body = { results: hits.map(presentCaseHit) };
+  });
+
+  const articles = operation('searchArticles');
+  router.get(articles.path, guard(deps, articles, 'search', requireBusiness(deps.verifier)), async function searchArticles(ctx) {
+    const query = ctx.state.input.query as SearchArticlesQuery;
+    const { tenant } = ctx.state.auth as AuthState;
+    const hits = await deps.runner.execute({
+      workflow: searchArticlesWorkflow,
+      operation: OPERATIONS.searchArticles,
+      tenant,
+      key: ctx.state.requestId ?? randomUUID(),
+      input: { tenant, text: query.text, offset: query.offset ?? 0, limit: query.limit ?? 25 },
+      deadline: ctx.state.deadline,
+    });
+    ctx.body = { articles: hits.map(presentArticleHit) };
+  });
+};

@@ -1,0 +1,8 @@
+/** What every route module receives. */
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { RouteDeps } from '../app';
+
+export type RouterDeps = RouteDeps & { rateLimiter: Middleware };
+
+export type RouteModule = (router: Router, deps: RouterDeps) => void;

@@ -1,0 +1,71 @@
+/**
+ * Batch uploads: the valid items of a request are cut into batches well under Temporal's 2 MiB
+ * payload limit, one durable workflow per batch. All batches are started before any is awaited, so
+ * once the request is accepted nothing in it is lost, even when the deadline answers 408 first.
+ */
+import { createHash } from 'node:crypto';
+import type { IngestResult } from '../activities/weaviate/ingest';
+import type { Operation } from '../workflows/constants';
+import type { UploadFailure, UploadResult } from './schemas/upload';
+import type { WorkflowRunner } from './workflow-runner';
+
+/** Serialized bytes and items per batch. */
+export const BATCH_LIMITS = { bytes: 512 * 1024, items: 100 };
+
+/** Splits items into batches bounded by serialized size and count, keeping their order. */
+export function toBatches<T>(items: T[], limits = BATCH_LIMITS): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = Buffer.byteLength(JSON.stringify(item));
+    if (current.length > 0 && (current.length >= limits.items || bytes + size > limits.bytes)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** The last copy of each id wins, as storing them in order would do. */
+export function lastById<T>(items: T[], idOf: (item: T) => string): T[] {
+  return [...new Map(items.map((item) => [idOf(item), item])).values()];
+}
+
+export interface UploadRun<T> {
+  runner: WorkflowRunner;
+  workflow: (input: { tenant: string } & Record<string, unknown>) => Promise<IngestResult>;
+  operation: Operation;
+  tenant: string;
+  /** The workflow input field carrying the batch: `articles` or `cases`. */
+  field: string;
+  items: T[];
+  /** Items rejected by validation before any work started. */
+  rejected: UploadFailure[];
+  deadline: number;
+}
+
+export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
+  const handles = [];
+  for (const batch of toBatches(o.items)) {
+    // Same tenant and same content: the same workflow id, so a retried request attaches to it.
+    const key = createHash('sha256').update(JSON.stringify(batch)).digest('hex').slice(0, 32);
+    handles.push(
+      await o.runner.start({
+        workflow: o.workflow,
+        operation: o.operation,
+        tenant: o.tenant,
+        key,
+        input: { tenant: o.tenant, [o.field]: batch },
+        attachToRunning: true,
+      }),
+    );
+  }
+  const results = await Promise.all(handles.map((h) => o.runner.result(h, o.deadline, o.operation)));
+  const failed = [...o.rejected, ...results.flatMap((r) => r.failed)];
+  return failed.length ? { result: 'partial', failed } : { result: 'success' };
+}
