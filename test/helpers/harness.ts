@@ -34,7 +34,7 @@ export function requireStack(): void {
 let runtimeInstalled = false;
 export function installRuntime(): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
   runtimeInstalled = true;
 }
 
