@@ -10,7 +10,7 @@ const NON_RETRYABLE = ['InvalidInput', 'NotFound'];
 /** Writes to Weaviate with embeddings: minutes of work per batch, heartbeating per group. */
 export const ingestion = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 

@@ -14,7 +14,11 @@ async function main(): Promise<number> {
   const stack = await startStack({ dataDir, ports: await freePorts(), headless: true });
   let code = 1;
   try {
-    const mochaArgs = process.argv.slice(2);
+    // With file arguments, run just those files (mocha would add them to the configured spec).
+    const files = process.argv.slice(2);
+    const mochaArgs = files.length
+      ? ['--no-config', '--require', 'ts-node/register/transpile-only', '--require', 'test/helpers/hooks.ts', '--timeout', '120000', '--exit', ...files]
+      : [];
     code = await new Promise<number>((resolve) => {
       const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), ...mochaArgs], {
         stdio: 'inherit',

