@@ -12,6 +12,11 @@ export type Harness = InProcessApp;
 
 let harness: Promise<Harness> | undefined;
 
+/** Fails a suite early, with the way to run it, when the real stack is not there. */
+export function requireStack(): void {
+  if (!process.env.TEMPORAL_ADDRESS || !process.env.WEAVIATE_HTTP_PORT) throw new Error('these tests need the real stack: run them with `npm test`');
+}
+
 export function getHarness(): Promise<Harness> {
   harness ??= startInProcess({ env: { KEY_CACHE_TTL_MS: '300' } });
   return harness;

@@ -1,0 +1,84 @@
+import { strict as assert } from 'node:assert';
+import { ApplicationFailure } from '@temporalio/common';
+import { after, before, describe, it } from 'mocha';
+import { loadServicesConfig } from '../../activities/config';
+import { toFailure } from '../../activities/failures';
+import { createChatGateway } from '../../activities/models/chat';
+import { createEmbedder } from '../../activities/models/embeddings';
+import { ChatServer, startChatServer } from '../helpers/chat-server';
+import { requireStack } from '../helpers/harness';
+
+const failureType = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (err) {
+    const failure = toFailure(err);
+    return failure instanceof ApplicationFailure ? failure.type : `unclassified: ${(err as Error).message}`;
+  }
+  return 'no error';
+};
+
+describe('model gateway', () => {
+  describe('embeddings (the real local server)', () => {
+    before(requireStack);
+
+    it('returns one 384-d unit vector per input, in order, query and passage differing', async () => {
+      const embedder = createEmbedder({ ...loadServicesConfig().embeddings, batchSize: 2 });
+      const texts = ['reset my password', 'the printer is offline', 'réinitialiser le mot de passe'];
+      const passages = await embedder.embed({ texts, inputType: 'passage' });
+      const queries = await embedder.embed({ texts, inputType: 'query' });
+      assert.equal(passages.length, 3);
+      for (const v of passages) {
+        assert.equal(v.length, 384);
+        assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-3);
+      }
+      assert.notDeepEqual(passages[0], queries[0]);
+      const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
+      assert.ok(dot(queries[0], passages[2]) > dot(queries[0], passages[1]), 'the French paraphrase is closer than an unrelated text');
+    });
+
+    it('classifies an unreachable embedding server as DependencyUnavailable', async () => {
+      const embedder = createEmbedder({ ...loadServicesConfig().embeddings, baseUrl: 'http://127.0.0.1:9/v1' });
+      assert.equal(await failureType(embedder.embed({ texts: ['x'], inputType: 'query' })), 'DependencyUnavailable');
+    });
+  });
+
+  describe('chat (the OpenAI-compatible test server)', () => {
+    let server: ChatServer;
+    before(async () => {
+      server = await startChatServer();
+    });
+    after(async () => server.close());
+    const gateway = (timeoutMs = 500) => createChatGateway({ baseUrl: server.baseUrl, apiKey: 'test', model: 'test-model', timeoutMs });
+
+    it('is the local engine when no model is configured', () => {
+      assert.equal(createChatGateway(loadServicesConfig({}).chat).engine, 'local');
+      assert.equal(createChatGateway(loadServicesConfig({ CHAT_BASE_URL: server.baseUrl }).chat).engine, 'openai');
+    });
+
+    it('returns the completion and sends temperature 0 and the JSON mode when asked', async () => {
+      server.mode = { kind: 'answer', content: '{"a":1}' };
+      const out = await gateway().complete!({ messages: [{ role: 'user', content: 'hi' }], json: true });
+      assert.equal(out, '{"a":1}');
+      const sent = server.requests.at(-1);
+      assert.equal(sent.temperature, 0);
+      assert.deepEqual(sent.response_format, { type: 'json_object' });
+    });
+
+    it('turns a stall into DependencyTimeout, a 500 or 429 into DependencyUnavailable, a 400 into InvalidInput', async () => {
+      server.mode = { kind: 'stall' };
+      assert.equal(await failureType(gateway(300).complete!({ messages: [{ role: 'user', content: 'hi' }] })), 'DependencyTimeout');
+      server.mode = { kind: 'fail', status: 500 };
+      assert.equal(await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })), 'DependencyUnavailable');
+      server.mode = { kind: 'fail', status: 429 };
+      assert.equal(await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })), 'DependencyUnavailable');
+      server.mode = { kind: 'fail', status: 400 };
+      assert.equal(await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })), 'InvalidInput');
+    });
+
+    it('fails on malformed JSON instead of returning garbage', async () => {
+      server.mode = { kind: 'malformed' };
+      assert.notEqual(await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })), 'no error');
+    });
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * The one allowed stand-in: a small OpenAI-compatible chat-completions server on loopback that
+ * answers deterministically, and can be told to stall, fail or return malformed JSON.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type ChatMode = { kind: 'answer'; content: string | ((messages: { role: string; content: string }[]) => string) } | { kind: 'stall' } | { kind: 'fail'; status: number } | { kind: 'malformed' };
+
+export interface ChatServer {
+  baseUrl: string;
+  /** How the next requests are answered. */
+  mode: ChatMode;
+  requests: any[];
+  close(): Promise<void>;
+}
+
+export async function startChatServer(mode: ChatMode = { kind: 'answer', content: 'ok' }): Promise<ChatServer> {
+  const state: ChatServer = { baseUrl: '', mode, requests: [], close: async () => {} };
+  const stalled = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const body = raw ? JSON.parse(raw) : {};
+      state.requests.push(body);
+      const m = state.mode;
+      if (m.kind === 'stall') return void stalled.add(res);
+      if (m.kind === 'fail') return void res.writeHead(m.status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: 'injected failure' } }));
+      if (m.kind === 'malformed') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"choices": [ not json');
+      const content = typeof m.content === 'function' ? m.content(body.messages ?? []) : m.content;
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+        JSON.stringify({
+          id: `chatcmpl-${state.requests.length}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: body.model ?? 'test-model',
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  state.close = async () => {
+    for (const res of stalled) res.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return state;
+}

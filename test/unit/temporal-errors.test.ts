@@ -1,0 +1,35 @@
+import { strict as assert } from 'node:assert';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
+import { describe, it } from 'mocha';
+import { temporalErrorToApiError } from '../../api/temporal-errors';
+
+const activityFailed = (cause: Error) =>
+  new WorkflowFailedError('workflow failed', new ActivityFailure('activity failed', 'searchCases', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, undefined, cause), RetryState.NON_RETRYABLE_FAILURE);
+
+describe('temporalErrorToApiError', () => {
+  it('maps an activity timeout after its retries to 504', () => {
+    const err = temporalErrorToApiError(activityFailed(new TimeoutFailure('timed out', undefined, TimeoutType.START_TO_CLOSE)), 'search');
+    assert.equal(err.code, 504);
+  });
+
+  it('maps typed application failures: DependencyTimeout 504, DependencyUnavailable 503, InvalidInput 400, NotFound 404', () => {
+    const code = (type: string) => temporalErrorToApiError(activityFailed(ApplicationFailure.create({ message: 'm', type })), 'op').code;
+    assert.equal(code('DependencyTimeout'), 504);
+    assert.equal(code('DependencyUnavailable'), 503);
+    assert.equal(code('InvalidInput'), 400);
+    assert.equal(code('NotFound'), 404);
+    assert.equal(code('SomethingElse'), 500);
+  });
+
+  it('maps the request deadline (an aborted wait) to 408', () => {
+    const abort = Object.assign(new Error('deadline'), { name: 'AbortError' });
+    assert.equal(temporalErrorToApiError(abort, 'upload').code, 408);
+  });
+
+  it('masks unknown errors as 500', () => {
+    const err = temporalErrorToApiError(new Error('secret detail'), 'op');
+    assert.equal(err.code, 500);
+    assert.equal(err.expose, false);
+  });
+});
