@@ -9,6 +9,7 @@ import { createChatGateway } from '../activities/models/chat';
 import { ApiKeyStore } from '../activities/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
 import { createApp } from './app';
+import { loadApiLimits } from './config';
 import { logger } from './logger';
 import { cachedVerifier } from './middlewares/auth';
 import { createReadiness } from './readiness';
@@ -26,6 +27,7 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
     verifier: cachedVerifier(new ApiKeyStore(weaviate), Number(env.KEY_CACHE_TTL_MS ?? 10_000)),
     readiness: createReadiness({ temporal, weaviate, config, chat: createChatGateway(config.chat) }),
     logger,
+    limits: loadApiLimits(env),
   });
   const server = app.listen(port, env.API_HOST ?? '127.0.0.1');
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

@@ -66,7 +66,7 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
         failed.push({ id: article.articleId, error: '/body has no text after conversion' });
         return [];
       }
-      const language = article.language ?? detectLanguage(`${article.title}\n${passages.map((p) => p.text).join('\n')}`) ?? '';
+      const language = article.language?.slice(0, 2).toLowerCase() ?? detectLanguage(`${article.title}\n${passages.map((p) => p.text).join('\n')}`) ?? '';
       return [{ article, passages, language }];
     });
     const texts = prepared.flatMap(({ article, passages }) => passages.map((p) => [article.title, p.heading, p.text].filter(Boolean).join('\n')));

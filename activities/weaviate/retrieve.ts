@@ -11,7 +11,7 @@ import { objectId } from './ingest';
 
 /** Retrieval knobs, tuned on the dev data named in docs/benchmarks.md. */
 export const RETRIEVAL = {
-  cases: { alpha: 0.6, queryProperties: ['subject^3', 'description^2', 'comments'] },
+  cases: { alpha: 0.75, queryProperties: ['subject^5', 'description^2', 'comments'] },
   articles: { alpha: 0.6, queryProperties: ['title^3', 'heading^2', 'text'], passagesPerResult: 4 },
 };
 

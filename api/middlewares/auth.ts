@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { ApiKeyRecord } from '../../activities/weaviate/api-keys';
-import { badRequest, forbidden, unauthenticated } from '../errors';
+import { badRequest, forbidden, unauthenticated, unavailable } from '../errors';
 import type { Scope } from '../scopes';
 
 export interface KeyVerifier {
@@ -39,7 +39,9 @@ export function authenticate(verifier: KeyVerifier): Middleware {
   return async function authenticateMiddleware(ctx, next) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
     if (!match) throw unauthenticated('missing Authorization: Bearer <API key> header');
-    const record = await verifier.verify(match[1]);
+    const record = await verifier.verify(match[1]).catch(() => {
+      throw unavailable('the key store is unavailable; try again shortly');
+    });
     if (!record) throw unauthenticated('invalid or revoked API key');
     ctx.state.auth = { keyId: record.keyId, tenant: record.tenant, scopes: record.scopes } satisfies AuthState;
     await next();
@@ -61,7 +63,12 @@ export function requireBusiness(verifier: KeyVerifier): Middleware {
     const businessId = ctx.get('X-Business-Id').trim();
     if (!businessId) throw badRequest('header X-Business-Id is required');
     const auth = ctx.state.auth as AuthState;
-    const owner = businessId === auth.tenant ? auth.tenant : await verifier.businessTenant(businessId);
+    const owner =
+      businessId === auth.tenant
+        ? auth.tenant
+        : await verifier.businessTenant(businessId).catch(() => {
+            throw unavailable('the key store is unavailable; try again shortly');
+          });
     if (owner !== auth.tenant) throw forbidden(`business ${businessId} does not belong to this API key's tenant`);
     await next();
   };

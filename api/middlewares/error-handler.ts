@@ -6,7 +6,8 @@ function fromHttpError(err: any): ApiError | undefined {
   const status = Number(err?.status ?? err?.statusCode);
   if (!(status in STATUS_NAMES) || status >= 500) return undefined;
   if (status === 413) return new ApiError(413, 'request body exceeds the limit of 10 MB');
-  if (err?.type === 'entity.parse.failed') return new ApiError(400, 'request body is not valid JSON');
+  // The JSON body parser marks its syntax errors with the raw body.
+  if (status === 400 && err?.body !== undefined) return new ApiError(400, 'request body is not valid JSON');
   return new ApiError(status as ErrorStatus, err.expose ? err.message : STATUS_NAMES[status as ErrorStatus]);
 }
 

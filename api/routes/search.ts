@@ -11,7 +11,9 @@ import { guard } from './guard';
 import type { RouteModule } from './types';
 
 /** The spec's rules 1, 3 and 4: what to search for and which window of results to return. */
-export function caseSearchWindow(body: SearchCasesRequest): { offset: number; limit: number } {
+export function caseSearchWindow(
+  body: Pick<SearchCasesRequest, 'query' | 'conversationId' | 'offset' | 'limit'> & { numResults?: number },
+): { offset: number; limit: number } {
   if (!body.query?.trim() && !body.conversationId) throw badRequest('at least one of /query or /conversationId is required');
   const paginated = body.offset !== undefined || body.limit !== undefined;
   if (!paginated) return { offset: 0, limit: body.numResults ?? 4 };
@@ -34,7 +36,7 @@ export const searchRoutes: RouteModule = (router, deps) => {
       workflow: searchCasesWorkflow,
       operation: OPERATIONS.searchCases,
       tenant,
-      key: ctx.state.requestId ?? randomUUID(),
+      key: randomUUID(),
       input: {
         tenant,
         query: body.query?.trim() || undefined,
@@ -58,7 +60,7 @@ export const searchRoutes: RouteModule = (router, deps) => {
       workflow: searchArticlesWorkflow,
       operation: OPERATIONS.searchArticles,
       tenant,
-      key: ctx.state.requestId ?? randomUUID(),
+      key: randomUUID(),
       input: { tenant, text: query.text, offset: query.offset ?? 0, limit: query.limit ?? 25 },
       deadline: ctx.state.deadline,
     });

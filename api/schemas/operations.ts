@@ -162,7 +162,7 @@ export const operations = [
       ...ok(ask.AskResponseSchema, 'The answer.'),
       headers: [header('Chat-Identifier', chatIdentifier("The new session's id when the request had none."), true)],
     },
-    ...statuses(CONVERSATION_ERRORS),
+    ...statuses(CONVERSATION_ERRORS, [501]),
   },
   {
     operationId: 'summarize',
@@ -178,7 +178,7 @@ export const operations = [
     body: summary.SummaryRequestSchema,
     headers: [LANGUAGE, TIMEOUT],
     success: ok(summary.SummaryResponseSchema, 'The summary.'),
-    ...statuses(CONVERSATION_ERRORS),
+    ...statuses(CONVERSATION_ERRORS, [501]),
     errorNotes: { 400: 'Also when the body has no text and `conversationId` names no uploaded case.' },
   },
   {
@@ -192,7 +192,7 @@ export const operations = [
     body: feedback.FeedbackRequestSchema,
     headers: [CHAT, TIMEOUT],
     success: ok(feedback.FeedbackResponseSchema, 'Feedback recorded.'),
-    ...statuses(CONVERSATION_ERRORS),
+    ...statuses(CONVERSATION_ERRORS, [501]),
     errorNotes: { 400: "Also when `id` is not an answer of the caller's tenant (404 is not listed by the spec)." },
   },
   {
@@ -206,7 +206,7 @@ export const operations = [
     body: tag.TagRequestSchema,
     headers: [LANGUAGE, TIMEOUT],
     success: ok(tag.TagResponseSchema, 'The tags.'),
-    ...statuses(CONVERSATION_ERRORS),
+    ...statuses(CONVERSATION_ERRORS, [501]),
   },
   {
     operationId: 'analyzeSentiment',
@@ -219,7 +219,7 @@ export const operations = [
     body: sentiment.SentimentRequestSchema,
     headers: [LANGUAGE, TIMEOUT],
     success: ok(sentiment.SentimentResponseSchema, 'The sentiment.'),
-    ...statuses(CONVERSATION_ERRORS),
+    ...statuses(CONVERSATION_ERRORS, [501]),
   },
   {
     operationId: 'uploadArticles',
@@ -315,7 +315,7 @@ export const operations = [
     body: evaluation.EvaluateRequestSchema,
     headers: [TIMEOUT],
     success: ok(evaluation.EvaluateResponseSchema, 'The grading result.'),
-    ...statuses([]),
+    ...statuses([], [501]),
     errorNotes: { 400: `Also when both \`rules\` and \`use_case\` are sent, or more than ${evaluation.MAX_RULES} rules.` },
   },
 ] as const satisfies readonly Operation[];

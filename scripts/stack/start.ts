@@ -63,4 +63,7 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+main().catch((err) => {
+  console.error(`[start] ${err.message}`);
+  process.exit(1);
+});
