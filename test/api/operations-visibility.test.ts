@@ -1,0 +1,50 @@
+import { strict as assert } from 'node:assert';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'mocha';
+import { startServer } from '../../api/server';
+import { supportCase } from '../helpers/factories';
+import { api, createKey, getHarness } from '../helpers/harness';
+
+describe('rate limiting', () => {
+  let server: Awaited<ReturnType<typeof startServer>>;
+  before(async () => {
+    await getHarness();
+    server = await startServer({ ...process.env, API_PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '3' });
+  });
+  after(async () => server?.close());
+
+  it('answers 429 RESOURCE_EXHAUSTED with Retry-After once a key exceeds its limit, per key', async () => {
+    const { key } = await createKey({ scopes: ['search'] });
+    const { key: other } = await createKey({ scopes: ['search'] });
+    const url = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}/v1/search/cases`;
+    const call = (k: string) => fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${k}`, 'Content-Type': 'application/json' }, body: '{}' });
+    for (let i = 0; i < 3; i++) assert.equal((await call(key)).status, 400);
+    const limited = await call(key);
+    assert.equal(limited.status, 429);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.equal((await limited.json()).status, 'RESOURCE_EXHAUSTED');
+    assert.equal((await call(other)).status, 400, 'another key has its own budget');
+  });
+});
+
+describe('workflows for operators', () => {
+  it('carry the TenantId and Operation search attributes, so runs can be filtered per customer', async () => {
+    const { key, tenant } = await createKey();
+    assert.equal((await api('POST', '/v1/cases', { key, body: { data: [supportCase()] } })).status, 200);
+    assert.equal((await api('POST', '/v1/search/cases', { key, body: { query: 'printer' } })).status, 200);
+    const h = await getHarness();
+    const seen: string[] = [];
+    for (let i = 0; i < 20 && seen.length < 2; i++) {
+      seen.length = 0;
+      for await (const wf of h.temporal.workflow.list({ query: `TenantId="${tenant}"` })) seen.push(wf.workflowId);
+      if (seen.length < 2) await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.equal(seen.length, 2);
+    assert.ok(seen.every((id) => id.includes(`:${tenant}:`)));
+    const uploads: string[] = [];
+    for await (const wf of h.temporal.workflow.list({ query: `TenantId="${tenant}" AND Operation="cases-upsert"` })) uploads.push(wf.workflowId);
+    assert.equal(uploads.length, 1);
+    assert.match(uploads[0], /^cases-upsert:/);
+  });
+});
