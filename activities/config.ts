@@ -11,13 +11,18 @@ export interface ServicesConfig {
   chat?: { baseUrl?: string; apiKey: string; model: string; timeoutMs: number };
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/** A positive number from the environment (an integer unless `fractional`), or the fallback. */
+export function positiveEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, fractional = false): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  if (!(value > 0) || !Number.isFinite(value) || (!fractional && !Number.isInteger(value))) {
+    throw new Error(`${name} must be a positive ${fractional ? 'number' : 'integer'}, got "${raw}"`);
+  }
   return value;
 }
+
+const int = (env: NodeJS.ProcessEnv, name: string, fallback: number) => positiveEnv(env, name, fallback);
 
 export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): ServicesConfig {
   const chatKey = env.CHAT_API_KEY ?? env.OPENAI_API_KEY;

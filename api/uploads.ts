@@ -4,9 +4,11 @@
  * once the request is accepted nothing in it is lost, even when the deadline answers 408 first.
  */
 import { createHash } from 'node:crypto';
+import type { Middleware } from 'koa';
 import type { IngestResult } from '../activities/weaviate/ingest';
 import type { Operation } from '../workflows/constants';
-import type { UploadFailure, UploadResult } from './schemas/upload';
+import type { AuthState } from './middlewares/auth';
+import { checkUploadItems, type UploadFailure, type UploadResult, type UploadValidators } from './schemas/upload';
 import type { WorkflowRunner } from './workflow-runner';
 
 /** Serialized bytes and items per batch. */
@@ -38,7 +40,8 @@ export function lastById<T>(items: T[], idOf: (item: T) => string): T[] {
 
 export interface UploadRun<T> {
   runner: WorkflowRunner;
-  workflow: (input: { tenant: string } & Record<string, unknown>) => Promise<IngestResult>;
+  /** Declared as a method so that a workflow with a narrower input type fits. */
+  workflow(input: { tenant: string } & Record<string, unknown>): Promise<IngestResult>;
   operation: Operation;
   tenant: string;
   /** The workflow input field carrying the batch: `articles` or `cases`. */
@@ -68,4 +71,30 @@ export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
   const results = await Promise.all(handles.map((h) => o.runner.result(h, o.deadline, o.operation)));
   const failed = [...o.rejected, ...results.flatMap((r) => r.failed)];
   return failed.length ? { result: 'partial', failed } : { result: 'success' };
+}
+
+/**
+ * The handler of a batch-upload endpoint: checks each item, drops repeated ids (the last copy
+ * wins), and runs the valid items through `workflow`, answering `{result, failed?}`.
+ */
+export function uploadHandler<T extends Record<string, any>>(o: {
+  runner: WorkflowRunner;
+  validators: UploadValidators<T>;
+  workflow: UploadRun<T>['workflow'];
+  operation: Operation;
+  field: string;
+}): Middleware {
+  return async function uploadItems(ctx) {
+    const { items, failed } = checkUploadItems<T>(o.validators, ctx.state.input.body);
+    ctx.body = await runUpload({
+      runner: o.runner,
+      workflow: o.workflow,
+      operation: o.operation,
+      tenant: (ctx.state.auth as AuthState).tenant,
+      field: o.field,
+      items: lastById(items, (item) => String(item[o.validators.idField])),
+      rejected: failed,
+      deadline: ctx.state.deadline,
+    });
+  };
 }
