@@ -7,12 +7,28 @@ import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { IngestResult } from '../activities/weaviate/ingest';
 import type { Operation } from '../workflows/constants';
+import { badRequest } from './errors';
 import type { AuthState } from './middlewares/auth';
 import { checkUploadItems, type UploadFailure, type UploadResult, type UploadValidators } from './schemas/upload';
 import type { WorkflowRunner } from './workflow-runner';
 
 /** Serialized bytes and items per batch. */
 export const BATCH_LIMITS = { bytes: 512 * 1024, items: 100 };
+
+/** One item must fit a workflow payload (Temporal refuses payloads of 2 MiB) with room to spare. */
+export const MAX_ITEM_BYTES = 1536 * 1024;
+
+/** Splits off items too large for one workflow payload, reporting them like validation failures. */
+export function oversized<T>(items: T[], pointerOf: (index: number) => string, idOf: (item: T) => string) {
+  const fit: T[] = [];
+  const failed: UploadFailure[] = [];
+  items.forEach((item, i) => {
+    const bytes = Buffer.byteLength(JSON.stringify(item));
+    if (bytes <= MAX_ITEM_BYTES) fit.push(item);
+    else failed.push({ id: idOf(item), error: `${pointerOf(i)} is ${bytes} bytes as JSON; one item may have at most ${MAX_ITEM_BYTES}` });
+  });
+  return { fit, failed };
+}
 
 /** Splits items into batches bounded by serialized size and count, keeping their order. */
 export function toBatches<T>(items: T[], limits = BATCH_LIMITS): T[][] {
@@ -86,14 +102,18 @@ export function uploadHandler<T extends Record<string, any>>(o: {
 }): Middleware {
   return async function uploadItems(ctx) {
     const { items, failed } = checkUploadItems<T>(o.validators, ctx.state.input.body);
+    const idOf = (item: T) => String(item[o.validators.idField]);
+    const all = ctx.state.input.body[o.validators.key] as unknown[];
+    const { fit, failed: tooBig } = oversized(items, (i) => `/${o.validators.key}/${all.indexOf(items[i])}`, idOf);
+    if (fit.length === 0) throw badRequest(tooBig[0].error);
     ctx.body = await runUpload({
       runner: o.runner,
       workflow: o.workflow,
       operation: o.operation,
       tenant: (ctx.state.auth as AuthState).tenant,
       field: o.field,
-      items: lastById(items, (item) => String(item[o.validators.idField])),
-      rejected: failed,
+      items: lastById(fit, idOf),
+      rejected: [...failed, ...tooBig],
       deadline: ctx.state.deadline,
     });
   };

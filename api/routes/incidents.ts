@@ -2,9 +2,11 @@
 import { createHash } from 'node:crypto';
 import { upsertIncidentWorkflow } from '../../workflows';
 import { OPERATIONS } from '../../workflows/constants';
+import { payloadTooLarge } from '../errors';
 import type { AuthState } from '../middlewares/auth';
 import type { IncidentUpload } from '../schemas/incident';
 import { operation } from '../schemas/operations';
+import { MAX_ITEM_BYTES } from '../uploads';
 import { guard } from './guard';
 import type { RouteModule } from './types';
 
@@ -13,6 +15,8 @@ export const incidentsRoutes: RouteModule = (router, deps) => {
   router.post(upload.path, guard(deps, upload, 'upload'), async function uploadIncident(ctx) {
     const record = ctx.state.input.body as IncidentUpload;
     const { tenant } = ctx.state.auth as AuthState;
+    const bytes = Buffer.byteLength(JSON.stringify(record));
+    if (bytes > MAX_ITEM_BYTES) throw payloadTooLarge(`the incident is ${bytes} bytes as JSON; at most ${MAX_ITEM_BYTES} are accepted`);
     const { id } = await deps.runner.execute({
       workflow: upsertIncidentWorkflow,
       operation: OPERATIONS.upsertIncident,

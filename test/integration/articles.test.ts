@@ -81,6 +81,16 @@ describe('POST /v1/articles and GET /v1/community/search/articles', () => {
     assert.equal((await search(key, tenant, 'two factor authentication')).body.articles[0].id, 'good-one');
   });
 
+  it('refuses an item too large for one workflow payload, storing the rest', async () => {
+    const huge = article({ articleId: 'huge', body: 'é'.repeat(1_000_000) });
+    const small = article({ articleId: 'small', title: 'Keyboard shortcuts', body: 'Press ? to list keyboard shortcuts.' });
+    const res = await api('POST', '/v1/articles', { key, body: { articles: [huge, small] } });
+    assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    assert.equal(res.body.result, 'partial');
+    assert.equal(res.body.failed[0].id, 'huge');
+    assert.match(res.body.failed[0].error, /^\/articles\/0 is \d+ bytes/);
+  });
+
   it('answers 400 when every item is invalid', async () => {
     const res = await api('POST', '/v1/articles', { key, body: { articles: [{ articleId: 'x' }] } });
     assert.equal(res.status, 400);
