@@ -8,6 +8,7 @@ import { loadServicesConfig } from '../activities/config';
 import { createChatGateway } from '../activities/models/chat';
 import { ApiKeyStore } from '../activities/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
+import { ensureCollections } from '../activities/weaviate/collections';
 import { createApp } from './app';
 import { loadApiLimits } from './config';
 import { logger } from './logger';
@@ -22,6 +23,8 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const weaviate = () => connectWeaviate(config.weaviate);
+  // The key store's collections must exist even when the API starts before any worker.
+  await ensureCollections(await weaviate());
   const app = createApp({
     runner: new WorkflowRunner(temporal, config.temporal.taskQueue),
     verifier: cachedVerifier(new ApiKeyStore(weaviate), Number(env.KEY_CACHE_TTL_MS ?? 10_000)),
