@@ -20,16 +20,10 @@ import { incidentText } from '../activities/text/records';
 import { chunks, mapPool } from './lib/api-client';
 import { articleSources, buildArticles, incidentRecord, loadIncidents } from './lib/datasets';
 import { progress } from './lib/progress';
-import { DEFAULT_DATASETS, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
+import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 import { freshTenant, startApp, tenantClient } from './lib/stack-app';
 
 const EMBEDDING_BATCH = 32;
-
-const positiveInt = (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-};
 
 interface Options {
   datasets: string;

@@ -13,24 +13,18 @@
  * (bench/tune-search.ts) and writes bench/results/tune-search.json instead.
  * docs/benchmarks.md describes the protocol and the numbers.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { RETRIEVAL } from '../activities/weaviate/retrieve';
 import { ApiClient, chunks, mapPool } from './lib/api-client';
 import { loadSemEvalDev, loadStackFaq, semEvalCase, semEvalQuery, stackFaqCase, StackFaqQuery } from './lib/datasets';
 import { firstRelevantRank, labelReciprocalRank, mean, rankLikeScorer, semevalAveragePrecision, semevalMap, singleGoldMetrics } from './lib/metrics';
 import { progress } from './lib/progress';
-import { DEFAULT_DATASETS, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
+import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 import { freshTenant, InProcessApp, startApp, tenantClient } from './lib/stack-app';
 import { tuneCases } from './tune-search';
 
 const UPLOAD_CHUNK = 200;
 const SCOPES = ['cases:write', 'search'];
-
-const positiveInt = (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-};
 
 interface Options {
   datasets: string;

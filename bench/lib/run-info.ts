@@ -1,4 +1,5 @@
 /** What a result file records about the run: the code, the date and the machine. */
+import { InvalidArgumentError } from 'commander';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -52,3 +53,10 @@ export function writeResult(file: string, data: unknown): void {
 
 /** Rounds a rate for the result files. */
 export const round = (x: number, digits = 4) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** A commander argument parser for positive integer options. */
+export const positiveInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+};
