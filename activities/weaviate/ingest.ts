@@ -120,8 +120,12 @@ export async function deleteArticles(deps: Deps, input: { tenant: string; articl
   for (const ids of groups(input.articleIds, 100)) {
     const filter = passages.filter.byProperty('articleId').containsAny(ids);
     // One call removes all passages of these articles at once; it is capped at the server's maximum
-    // results, so repeat until nothing matches.
-    while ((await passages.data.deleteMany(filter)).matches > 0);
+    // results, so repeat until nothing matches (and give up, to be retried, if nothing gets deleted).
+    for (;;) {
+      const res = await passages.data.deleteMany(filter);
+      if (res.matches === 0) break;
+      if (res.successful === 0) throw new Error(`could not delete ${res.matches} passages of articles ${ids.join(', ')}`);
+    }
     heartbeat();
   }
   return { stored: input.articleIds.length, failed: [] };
