@@ -156,5 +156,6 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     WEAVIATE_GRPC_PORT: String(o.ports.weaviateGrpc),
     EMBEDDINGS_URL: process.env.EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.embeddings}/v1`,
   };
+  if (!o.headless) env.TEMPORAL_UI_URL = `http://127.0.0.1:${o.ports.temporalUi}`;
   return { env, services, stop };
 }

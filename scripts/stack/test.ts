@@ -11,7 +11,9 @@ import { freePorts, startStack } from './stack';
 
 async function main(): Promise<number> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'support-ai-test-'));
-  const stack = await startStack({ dataDir, ports: await freePorts(), headless: true });
+  // The Web UI runs too, so the workflows a test run starts can be looked at (and a test checks it).
+  const stack = await startStack({ dataDir, ports: await freePorts(), headless: false });
+  console.log(`[test] Temporal Web UI of this run: ${stack.env.TEMPORAL_UI_URL}`);
   let code = 1;
   try {
     // With file arguments, run just those files (mocha would add them to the configured spec).

@@ -46,5 +46,14 @@ describe('workflows for operators', () => {
     for await (const wf of h.temporal.workflow.list({ query: `TenantId="${tenant}" AND Operation="cases-upsert"` })) uploads.push(wf.workflowId);
     assert.equal(uploads.length, 1);
     assert.match(uploads[0], /^cases-upsert:/);
+
+    // The Web UI (run by `npm test` too) lists the same runs through its own API.
+    const ui = process.env.TEMPORAL_UI_URL;
+    if (!ui) return;
+    const query = encodeURIComponent(`TenantId="${tenant}"`);
+    const res = await fetch(`${ui}/api/v1/namespaces/default/workflows?query=${query}`);
+    assert.equal(res.status, 200);
+    const listed = ((await res.json()).executions ?? []).map((e: any) => e.execution.workflowId).sort();
+    assert.deepEqual(listed, [...seen].sort());
   });
 });
