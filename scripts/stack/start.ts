@@ -1,6 +1,7 @@
 /**
  * `npm start`: provisions and starts the whole stack with persistent data, then the worker and
- * the API; prints where everything is and, on first start, an operator API key. Ctrl-C stops all.
+ * the API (restarted when they die); prints where everything is and, on first start, an operator
+ * API key. Ctrl-C stops all.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,13 +21,13 @@ async function main(): Promise<void> {
   const apiPort = Number(process.env.API_PORT ?? 3000);
   await assertPortFree(apiPort, 'the API', 'API_PORT');
   const stack = await startStack({ dataDir, ports, headless: process.env.TEMPORAL_HEADLESS === 'true' });
-  const own: Service[] = [];
+  const own = new Map<string, Service>();
   let stopping = false;
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
     console.log('\n[start] stopping ...');
-    await Promise.all(own.map((s) => stopService(s)));
+    await Promise.all([...own.values()].map((s) => stopService(s)));
     await stack.stop();
     await closeWeaviate();
     process.exit(code);
@@ -40,9 +41,19 @@ async function main(): Promise<void> {
     const weaviate = await connectWeaviate(config.weaviate);
     await ensureCollections(weaviate);
     const logDir = path.join(dataDir, 'logs');
-    own.push(spawnNode('worker', 'worker/main.ts', env, logDir));
-    const api = spawnNode('api', 'api/server.ts', env, logDir);
-    own.push(api);
+    /** Runs one of our processes, and starts it again when it dies (a killed worker comes back). */
+    const supervise = (name: string, entry: string): Service => {
+      const service = spawnNode(name, entry, env, logDir);
+      own.set(name, service);
+      service.child.on('exit', (code, signal) => {
+        if (stopping) return;
+        console.error(`[start] ${name} exited (${code ?? signal}); starting it again in 2 s (log ${service.logFile})`);
+        setTimeout(() => !stopping && supervise(name, entry), 2000);
+      });
+      return service;
+    };
+    supervise('worker', 'worker/main.ts');
+    const api = supervise('api', 'api/server.ts');
     await waitHealthy(api, () => httpOk(`http://127.0.0.1:${apiPort}/healthz`), 60_000);
     const store = new ApiKeyStore(() => connectWeaviate(config.weaviate));
     const line = '-'.repeat(72);
@@ -56,7 +67,6 @@ async function main(): Promise<void> {
     }
     console.log(line);
     console.log('Press Ctrl-C to stop.');
-    for (const s of own) s.child.on('exit', (c) => !stopping && console.error(`[start] ${s.name} exited (${c}); see ${s.logFile}`));
   } catch (err) {
     console.error(`[start] ${(err as Error).message}`);
     await stopAll(1);
