@@ -66,6 +66,7 @@ export interface UploadRun<T> {
   /** Items rejected by validation before any work started. */
   rejected: UploadFailure[];
   deadline: number;
+  requestId?: string;
 }
 
 export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
@@ -81,6 +82,7 @@ export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
         key,
         input: { tenant: o.tenant, [o.field]: batch },
         attachToRunning: true,
+        requestId: o.requestId,
       }),
     );
   }
@@ -115,6 +117,7 @@ export function uploadHandler<T extends Record<string, any>>(o: {
       items: lastById(fit, idOf),
       rejected: [...failed, ...tooBig],
       deadline: ctx.state.deadline,
+      requestId: ctx.state.requestId,
     });
   };
 }

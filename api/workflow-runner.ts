@@ -24,6 +24,8 @@ export interface StartOptions<A, R> {
   input: A;
   /** Attach to a running workflow with the same id instead of failing (idempotent uploads). */
   attachToRunning?: boolean;
+  /** The HTTP request that started it, kept in the workflow's memo to tie API logs to runs. */
+  requestId?: string;
 }
 
 export class WorkflowRunner {
@@ -44,6 +46,7 @@ export class WorkflowRunner {
         workflowId: `${o.operation}:${o.tenant}:${o.key}`,
         args: [o.input],
         workflowIdConflictPolicy: o.attachToRunning ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,
+        memo: o.requestId ? { requestId: o.requestId } : undefined,
         typedSearchAttributes: [
           { key: TenantId, value: o.tenant },
           { key: OperationAttr, value: o.operation },

@@ -1,18 +1,19 @@
 /**
  * The worker process: `node -r ts-node/register worker/main.ts`. Stops cleanly on SIGINT/SIGTERM.
  */
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { loadServicesConfig } from '../activities/config';
 import { closeWeaviate } from '../activities/weaviate/client';
+import { logger, temporalLogger } from './logger';
 import { createWorker } from './worker';
 
 export async function run(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as any) ?? 'WARN') });
+  Runtime.install({ logger: temporalLogger((process.env.WORKER_LOG_LEVEL as any) ?? 'WARN') });
   const config = loadServicesConfig();
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   try {
     const worker = await createWorker({ config, connection });
-    console.log(JSON.stringify({ level: 'info', msg: 'worker polling', taskQueue: config.temporal.taskQueue, time: new Date().toISOString() }));
+    logger.info({ taskQueue: config.temporal.taskQueue }, 'worker polling');
     await worker.run();
   } finally {
     await connection.close();
@@ -22,7 +23,7 @@ export async function run(): Promise<void> {
 
 if (require.main === module) {
   run().catch((err) => {
-    console.error(err);
+    logger.error({ err }, 'worker failed');
     process.exit(1);
   });
 }

@@ -24,6 +24,7 @@ export const incidentsRoutes: RouteModule = (router, deps) => {
       key: createHash('sha256').update(JSON.stringify(record)).digest('hex').slice(0, 32),
       input: { tenant, record },
       attachToRunning: true,
+      requestId: ctx.state.requestId,
       deadline: ctx.state.deadline,
     });
     ctx.status = 201;

@@ -47,6 +47,7 @@ export const searchRoutes: RouteModule = (router, deps) => {
         filterUrls: body.filterUrls ?? [],
         ...window,
       },
+      requestId: ctx.state.requestId,
       deadline: ctx.state.deadline,
     });
     ctx.body = { results: hits.map(presentCaseHit) };
@@ -62,6 +63,7 @@ export const searchRoutes: RouteModule = (router, deps) => {
       tenant,
       key: randomUUID(),
       input: { tenant, text: query.text, offset: query.offset ?? 0, limit: query.limit ?? 25 },
+      requestId: ctx.state.requestId,
       deadline: ctx.state.deadline,
     });
     ctx.body = { articles: hits.map(presentArticleHit) };

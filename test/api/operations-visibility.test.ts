@@ -31,7 +31,8 @@ describe('rate limiting', () => {
 describe('workflows for operators', () => {
   it('carry the TenantId and Operation search attributes, so runs can be filtered per customer', async () => {
     const { key, tenant } = await createKey();
-    assert.equal((await api('POST', '/v1/cases', { key, body: { data: [supportCase()] } })).status, 200);
+    const upload = await api('POST', '/v1/cases', { key, body: { data: [supportCase()] } });
+    assert.equal(upload.status, 200);
     assert.equal((await api('POST', '/v1/search/cases', { key, body: { query: 'printer' } })).status, 200);
     const h = await getHarness();
     const seen: string[] = [];
@@ -42,10 +43,11 @@ describe('workflows for operators', () => {
     }
     assert.equal(seen.length, 2);
     assert.ok(seen.every((id) => id.includes(`:${tenant}:`)));
-    const uploads: string[] = [];
-    for await (const wf of h.temporal.workflow.list({ query: `TenantId="${tenant}" AND Operation="cases-upsert"` })) uploads.push(wf.workflowId);
+    const uploads: { id: string; memo?: Record<string, unknown> }[] = [];
+    for await (const wf of h.temporal.workflow.list({ query: `TenantId="${tenant}" AND Operation="cases-upsert"` })) uploads.push({ id: wf.workflowId, memo: wf.memo });
     assert.equal(uploads.length, 1);
-    assert.match(uploads[0], /^cases-upsert:/);
+    assert.match(uploads[0].id, /^cases-upsert:/);
+    assert.equal(uploads[0].memo?.requestId, upload.headers.get('x-request-id'), 'the run names the request that started it');
 
     // The Web UI (run by `npm test` too) lists the same runs through its own API.
     const ui = process.env.TEMPORAL_UI_URL;

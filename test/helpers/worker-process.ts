@@ -32,7 +32,8 @@ export async function killableWorker(): Promise<KillableWorker> {
     taskQueue,
     baseUrl: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`,
     async start() {
-      const service = spawnNode(`worker-${++starts}`, 'worker/main.ts', env, logDir);
+      // The worker logs at info so that its 'worker polling' line shows it is ready.
+      const service = spawnNode(`worker-${++starts}`, 'worker/main.ts', { ...env, LOG_LEVEL: 'info' }, logDir);
       worker = service;
       for (let i = 0; i < 240; i++) {
         if (service.child.exitCode !== null) throw new Error(`worker exited: ${fs.readFileSync(service.logFile, 'utf8').slice(-2000)}`);

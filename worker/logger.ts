@@ -1,0 +1,19 @@
+/**
+ * The worker's logs as JSON lines (pino), like the API's: the Temporal runtime's own log entries
+ * are routed through it with their metadata (workflow id, activity type, task queue).
+ */
+import { DefaultLogger, LogLevel } from '@temporalio/worker';
+import pino from 'pino';
+
+export const logger = pino({ level: (process.env.LOG_LEVEL ?? 'info').toLowerCase(), base: { service: 'support-ai-worker' } });
+
+const LEVELS: Record<LogLevel, pino.Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+
+/** A Temporal runtime logger at `level` that writes through pino. */
+export function temporalLogger(level: LogLevel): DefaultLogger {
+  return new DefaultLogger(level, (entry) => {
+    // pino serializes errors under `err`; the runtime puts them under `error`.
+    const { error, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
+    logger[LEVELS[entry.level]]({ ...meta, ...(error ? { err: error } : {}) }, entry.message);
+  });
+}
