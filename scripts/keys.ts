@@ -19,7 +19,13 @@ function parseScopes(value: string): string[] {
 async function withStore<T>(fn: (store: ApiKeyStore) => Promise<T>): Promise<T> {
   const config = loadServicesConfig();
   try {
-    const client = await connectWeaviate(config.weaviate);
+    const { host, httpPort, grpcPort } = config.weaviate;
+    const client = await connectWeaviate(config.weaviate).catch((err) => {
+      throw new Error(
+        `cannot reach Weaviate at ${host}:${httpPort} (gRPC ${grpcPort}): ${err.message}. Is the stack running (npm start)? ` +
+          'Otherwise set WEAVIATE_HOST, WEAVIATE_HTTP_PORT and WEAVIATE_GRPC_PORT.',
+      );
+    });
     await ensureCollections(client);
     return await fn(new ApiKeyStore(() => connectWeaviate(config.weaviate)));
   } finally {
