@@ -1,15 +1,23 @@
 /**
- * `npm test`: provisions the stack, starts its own instances on free ports in a temporary folder,
- * runs the mocha suite against them (the suite starts workers and the API itself), then stops
- * everything, whatever the outcome.
+ * `npm test`: type-checks, provisions the stack, starts its own instances on free ports in a
+ * temporary folder, runs the mocha suite against them (the suite starts workers and the API
+ * itself), then stops everything, whatever the outcome.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePorts, startStack } from './stack';
 
+/** The type check runs first on a full run: a type error fails `npm test` before any service starts. */
+function typecheck(): number {
+  console.log('[test] type-checking (tsc --noEmit) ...');
+  const out = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json'], { stdio: 'inherit' });
+  return out.status ?? 1;
+}
+
 async function main(): Promise<number> {
+  if (process.argv.length <= 2 && typecheck() !== 0) return 1;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'support-ai-test-'));
   // The Web UI runs too, so the workflows a test run starts can be looked at (and a test checks it).
   const stack = await startStack({ dataDir, ports: await freePorts(), headless: false });
