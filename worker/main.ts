@@ -1,14 +1,14 @@
 /**
  * The worker process: `node -r ts-node/register worker/main.ts`. Stops cleanly on SIGINT/SIGTERM.
  */
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { loadServicesConfig } from '../activities/config';
 import { closeWeaviate } from '../activities/weaviate/client';
 import { logger, temporalLogger } from './logger';
 import { createWorker } from './worker';
 
 export async function run(): Promise<void> {
-  Runtime.install({ logger: temporalLogger((process.env.WORKER_LOG_LEVEL as any) ?? 'WARN') });
+  Runtime.install({ logger: temporalLogger((process.env.WORKER_LOG_LEVEL as LogLevel) ?? 'WARN') });
   const config = loadServicesConfig();
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   try {

@@ -3,13 +3,14 @@
  * environment. The tests and the benchmarks use it; `npm start` runs them as child processes.
  */
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, LogLevel, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadServicesConfig } from '../../activities/config';
 import { ApiKeyStore } from '../../activities/weaviate/api-keys';
 import { connectWeaviate } from '../../activities/weaviate/client';
 import { startServer } from '../../api/server';
+import { temporalLogger } from '../../worker/logger';
 import { createWorker } from '../../worker/worker';
 
 export interface InProcessApp {
@@ -25,7 +26,7 @@ export interface InProcessApp {
 let runtimeInstalled = false;
 function installRuntime(): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as any) ?? 'ERROR') });
+  Runtime.install({ logger: temporalLogger((process.env.WORKER_LOG_LEVEL as LogLevel) ?? 'ERROR') });
   runtimeInstalled = true;
 }
 
