@@ -30,6 +30,9 @@ export function oversized<T>(items: T[], pointerOf: (index: number) => string, i
   return { fit, failed };
 }
 
+/** A key naming some content: the same tenant sending the same content gets the same workflow id. */
+export const contentKey = (json: string) => createHash('sha256').update(json).digest('hex').slice(0, 32);
+
 /** Splits items into batches bounded by serialized size and count, keeping their order. */
 export function toBatches<T>(items: T[], limits = BATCH_LIMITS): T[][] {
   const batches: T[][] = [];
@@ -72,14 +75,13 @@ export interface UploadRun<T> {
 export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
   const handles = [];
   for (const batch of toBatches(o.items)) {
-    // Same tenant and same content: the same workflow id, so a retried request attaches to it.
-    const key = createHash('sha256').update(JSON.stringify(batch)).digest('hex').slice(0, 32);
     handles.push(
       await o.runner.start({
         workflow: o.workflow,
         operation: o.operation,
         tenant: o.tenant,
-        key,
+        // Same tenant and same content: the same workflow id, so a retried request attaches to it.
+        key: contentKey(JSON.stringify(batch)),
         input: { tenant: o.tenant, [o.field]: batch },
         attachToRunning: true,
         requestId: o.requestId,

@@ -3,7 +3,7 @@
  * write names the tenant of the API key, so no query can cross customers. Vectors are computed
  * by our embedding server and supplied with each object ("self provided").
  */
-import weaviate, { WeaviateClient } from 'weaviate-client';
+import weaviate, { Collection, WeaviateClient } from 'weaviate-client';
 
 const { dataType, tokenization } = weaviate.configure;
 
@@ -121,6 +121,16 @@ export async function ensureCollections(client: WeaviateClient): Promise<void> {
       if (!(await client.collections.exists(spec.name))) throw err;
     }
   }
+}
+
+/**
+ * A collection scoped to a tenant, or undefined when the tenant never wrote to it: tenants are
+ * created on first write only, and reads of a missing one fail, so callers treat it as empty.
+ */
+export async function tenantCollection(client: WeaviateClient, name: string, tenant: string): Promise<Collection<any, string, any> | undefined> {
+  const collection = client.collections.use(name);
+  if (!(await collection.tenants.getByName(tenant))) return undefined;
+  return collection.withTenant(tenant);
 }
 
 /** Weaviate tenant names allow [A-Za-z0-9_-]{1,64}; the keys command only issues such tenants. */

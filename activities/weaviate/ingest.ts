@@ -10,7 +10,7 @@ import type { IncidentUpload } from '../../api/schemas/incident';
 import type { Embedder } from '../models/embeddings';
 import { articleSections, detectLanguage, toPassages } from '../text/article-text';
 import { caseText, incidentText } from '../text/records';
-import { COLLECTIONS } from './collections';
+import { COLLECTIONS, tenantCollection } from './collections';
 
 export interface FailedItem {
   id: string;
@@ -114,9 +114,8 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
 
 /** Removes every passage of the given articles. Deleting an id that is not stored is not an error. */
 export async function deleteArticles(deps: Deps, input: { tenant: string; articleIds: string[] }): Promise<IngestResult> {
-  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.articlePassage);
-  if (!(await collection.tenants.getByName(input.tenant))) return { stored: 0, failed: [] };
-  const passages = collection.withTenant(input.tenant);
+  const passages = await tenantCollection(await deps.weaviate(), COLLECTIONS.articlePassage, input.tenant);
+  if (!passages) return { stored: 0, failed: [] };
   for (const ids of groups(input.articleIds, 100)) {
     const filter = passages.filter.byProperty('articleId').containsAny(ids);
     // One call removes all passages of these articles at once; it is capped at the server's maximum

@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Collection as WeaviateCollection, Filters, FilterValue, WeaviateClient } from 'weaviate-client';
 import type { Embedder } from '../models/embeddings';
 import { snippet } from '../text/article-text';
-import { COLLECTIONS } from './collections';
+import { COLLECTIONS, tenantCollection } from './collections';
 import { objectId } from './ingest';
 
 /** Retrieval knobs, tuned on the dev data named in docs/benchmarks.md. */
@@ -23,17 +23,15 @@ interface Deps {
 
 type Collection = WeaviateCollection<any, string, any>;
 
-/** A tenant that never wrote anything has no shard yet: its searches are empty, not errors. */
-async function tenantCollection(deps: Deps, name: string, tenant: string): Promise<Collection | undefined> {
-  const collection = (await deps.weaviate()).collections.use(name);
-  if (!(await collection.tenants.getByName(tenant))) return undefined;
-  return collection.withTenant(tenant);
+/** The query's embedding; computed once per search, whatever the number of hybrid queries. */
+async function embedQuery(deps: Deps, text: string): Promise<number[]> {
+  const [vector] = await deps.embedder.embed({ texts: [text], inputType: 'query', signal: deps.signal });
+  return vector;
 }
 
-async function hybrid(deps: Deps, collection: Collection, opts: { text: string; alpha: number; queryProperties: string[]; filters?: FilterValue; limit: number }) {
-  const [vector] = await deps.embedder.embed({ texts: [opts.text], inputType: 'query', signal: deps.signal });
+async function hybrid(collection: Collection, opts: { text: string; vector: number[]; alpha: number; queryProperties: string[]; filters?: FilterValue; limit: number }) {
   const res = await collection.query.hybrid(opts.text, {
-    vector,
+    vector: opts.vector,
     alpha: opts.alpha,
     fusionType: 'RelativeScore',
     queryProperties: opts.queryProperties as any,
@@ -67,7 +65,7 @@ export interface CaseHit {
 }
 
 export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<CaseHit[]> {
-  const collection = await tenantCollection(deps, COLLECTIONS.supportCase, input.tenant);
+  const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.supportCase, input.tenant);
   let text = input.query ?? '';
   if (input.conversationId) {
     const own = collection && (await collection.query.fetchObjectById(objectId(input.tenant, 'case', input.conversationId)));
@@ -85,10 +83,11 @@ export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<
   if (input.filterUrls.length) common.push(f.byProperty('url').containsNone(input.filterUrls));
   const perProduct = input.productIds.length ? input.productIds : [undefined];
   const want = input.offset + input.limit;
+  const vector = await embedQuery(deps, text);
   const merged = new Map<string, CaseHit>();
   for (const productId of perProduct) {
     const filters = Filters.and(...common, ...(productId ? [f.byProperty('productId').equal(productId)] : []));
-    for (const o of await hybrid(deps, collection, { text, ...RETRIEVAL.cases, filters, limit: want })) {
+    for (const o of await hybrid(collection, { text, vector, ...RETRIEVAL.cases, filters, limit: want })) {
       const p = o.properties as Record<string, any>;
       const hit = { id: p.caseId, subject: p.subject, url: p.url, timeOfCreation: Number(p.timeOfCreation), productId: p.productId, score: o.metadata?.score ?? 0 };
       if ((merged.get(hit.id)?.score ?? -1) < hit.score) merged.set(hit.id, hit);
@@ -109,10 +108,11 @@ export interface ArticleHit {
 
 /** One result per article: its best-matching passage gives the snippet. */
 export async function searchArticles(deps: Deps, input: { tenant: string; text: string; offset: number; limit: number }): Promise<ArticleHit[]> {
-  const collection = await tenantCollection(deps, COLLECTIONS.articlePassage, input.tenant);
+  const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.articlePassage, input.tenant);
   if (!collection) return [];
   const want = input.offset + input.limit;
-  const passages = await hybrid(deps, collection, { text: input.text, ...RETRIEVAL.articles, limit: Math.min(1000, want * RETRIEVAL.articles.passagesPerResult) });
+  const vector = await embedQuery(deps, input.text);
+  const passages = await hybrid(collection, { text: input.text, vector, ...RETRIEVAL.articles, limit: Math.min(1000, want * RETRIEVAL.articles.passagesPerResult) });
   const best = new Map<string, ArticleHit>();
   for (const o of passages) {
     const p = o.properties as Record<string, any>;

@@ -1,12 +1,11 @@
 /** POST /v1/incidents: one record, stored durably, answered 201 with its id. */
-import { createHash } from 'node:crypto';
 import { upsertIncidentWorkflow } from '../../workflows';
 import { OPERATIONS } from '../../workflows/constants';
 import { payloadTooLarge } from '../errors';
 import type { AuthState } from '../middlewares/auth';
 import type { IncidentUpload } from '../schemas/incident';
 import { operation } from '../schemas/operations';
-import { MAX_ITEM_BYTES } from '../uploads';
+import { MAX_ITEM_BYTES, contentKey } from '../uploads';
 import { guard } from './guard';
 import type { RouteModule } from './types';
 
@@ -15,13 +14,14 @@ export const incidentsRoutes: RouteModule = (router, deps) => {
   router.post(upload.path, guard(deps, upload, 'upload'), async function uploadIncident(ctx) {
     const record = ctx.state.input.body as IncidentUpload;
     const { tenant } = ctx.state.auth as AuthState;
-    const bytes = Buffer.byteLength(JSON.stringify(record));
+    const json = JSON.stringify(record);
+    const bytes = Buffer.byteLength(json);
     if (bytes > MAX_ITEM_BYTES) throw payloadTooLarge(`the incident is ${bytes} bytes as JSON; at most ${MAX_ITEM_BYTES} are accepted`);
     const { id } = await deps.runner.execute({
       workflow: upsertIncidentWorkflow,
       operation: OPERATIONS.upsertIncident,
       tenant,
-      key: createHash('sha256').update(JSON.stringify(record)).digest('hex').slice(0, 32),
+      key: contentKey(json),
       input: { tenant, record },
       attachToRunning: true,
       requestId: ctx.state.requestId,

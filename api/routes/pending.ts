@@ -5,7 +5,6 @@
  */
 import { badRequest, notImplemented } from '../errors';
 import { operation, type OperationId } from '../schemas/operations';
-import type { DeadlineKind } from './guard';
 import { guard } from './guard';
 import type { RouteModule } from './types';
 
@@ -26,8 +25,7 @@ const PENDING: OperationId[] = ['ask', 'summarize', 'sendFeedback', 'tagConversa
 export const pendingRoutes: RouteModule = (router, deps) => {
   for (const id of PENDING) {
     const op = operation(id);
-    const kind: DeadlineKind = 'model';
-    router.post(op.path, guard(deps, op, kind), async function notYetImplemented(ctx) {
+    router.post(op.path, guard(deps, op, 'model'), async function notYetImplemented(ctx) {
       CROSS_FIELD_RULES[id]?.(ctx.state.input.body as Body);
       throw notImplemented(op.operationId);
     });
