@@ -12,6 +12,7 @@ const commands = {
   start: 'scripts/stack/start.ts',
   provision: 'scripts/stack/provision-cli.ts',
   test: 'scripts/stack/test.ts',
+  fuzz: 'scripts/stack/fuzz.ts',
   keys: 'scripts/keys.ts',
   bench: 'scripts/stack/bench.ts',
 };

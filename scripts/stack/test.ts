@@ -4,10 +4,7 @@
  * itself), then stops everything, whatever the outcome.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { freePorts, startStack } from './stack';
+import { exitWith, withTestStack } from './test-stack';
 
 /** The type check runs first on a full run: a type error fails `npm test` before any service starts. */
 function typecheck(): number {
@@ -18,36 +15,20 @@ function typecheck(): number {
 
 async function main(): Promise<number> {
   if (process.argv.length <= 2 && typecheck() !== 0) return 1;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'support-ai-test-'));
-  // The Web UI runs too, so the workflows a test run starts can be looked at (and a test checks it).
-  const stack = await startStack({ dataDir, ports: await freePorts(), headless: false });
-  console.log(`[test] Temporal Web UI of this run: ${stack.env.TEMPORAL_UI_URL}`);
-  let code = 1;
-  try {
+  return withTestStack('test', (stack, dataDir) => {
     // With file arguments, run just those files (mocha would add them to the configured spec).
     const files = process.argv.slice(2);
     const mochaArgs = files.length
       ? ['--no-config', '--require', 'ts-node/register/transpile-only', '--require', 'test/helpers/hooks.ts', '--timeout', '120000', '--exit', ...files]
       : [];
-    code = await new Promise<number>((resolve) => {
+    return new Promise<number>((resolve) => {
       const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), ...mochaArgs], {
         stdio: 'inherit',
         env: { ...process.env, ...stack.env, SUPPORT_AI_TEST_DATA: dataDir, TEST_STACK: '1' },
       });
       child.on('exit', (c) => resolve(c ?? 1));
     });
-  } finally {
-    await stack.stop();
-    if (code === 0 && !process.env.KEEP_TEST_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
-    else console.log(`[test] service logs kept in ${path.join(dataDir, 'logs')}`);
-  }
-  return code;
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(`[test] ${err.stack ?? err}`);
-    process.exit(1);
-  },
-);
+exitWith('test', main);

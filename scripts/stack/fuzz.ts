@@ -1,0 +1,86 @@
+/**
+ * `npm run test:fuzz`: property-based fuzzing driven by the served OpenAPI document. Starts a test
+ * stack like `npm test`, a worker and the API in this process, and a key with every scope for a
+ * fresh tenant, then runs schemathesis with every check against `/openapi.json`. Exits non-zero
+ * when schemathesis reports any failure. Extra arguments go to schemathesis, e.g. `--seed <n>`.
+ *
+ * The API runs with its normal settings except two: the rate limit is raised so the fuzzer is not
+ * answered 429 instead of being tested, and the upload and model deadlines are shortened to stay
+ * below the fuzzer's request timeout (a slow answer is then the documented 408, not a timeout).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SCOPES } from '../../api/scopes';
+import { startInProcess } from './in-process';
+import { VERSIONS, ensureSchemathesis } from './provision';
+import { exitWith, withTestStack } from './test-stack';
+
+/** Test cases per operation and phase; with it, a run takes a few minutes on two cores. */
+const MAX_EXAMPLES = Number(process.env.FUZZ_MAX_EXAMPLES ?? 25);
+const REQUEST_TIMEOUT_S = 30;
+const API_SETTINGS = { RATE_LIMIT_PER_MINUTE: '1000000', DEADLINE_UPLOAD_MS: '20000', DEADLINE_MODEL_MS: '20000' };
+
+function schemathesisArgs(o: { baseUrl: string; key: string; tenant: string; reportFile: string }): string[] {
+  return [
+    'run',
+    `${o.baseUrl}/openapi.json`,
+    '--checks', 'all',
+    '--header', `Authorization: Bearer ${o.key}`,
+    '--header', `X-Business-Id: ${o.tenant}`,
+    '--max-examples', String(MAX_EXAMPLES),
+    '--workers', '2',
+    '--request-timeout', String(REQUEST_TIMEOUT_S),
+    '--generation-database', 'none',
+    '--report', 'json',
+    '--report-json-path', o.reportFile,
+    ...process.argv.slice(2),
+  ];
+}
+
+/** The run's verdict from schemathesis's JSON report, as one line. */
+function summary(reportFile: string, code: number, seconds: number): string {
+  let report: any;
+  try {
+    report = JSON.parse(fs.readFileSync(reportFile, 'utf8'));
+  } catch {
+    return `[fuzz] FAILED: schemathesis exited ${code} without a report (${seconds} s)`;
+  }
+  const failures = (report.failures ?? []) as { title: string; count: number; operations: string[] }[];
+  const unique = report.test_cases?.unique_failures ?? failures.length;
+  const counts = `${report.operations?.tested ?? '?'} operations, ${report.test_cases?.generated ?? '?'} test cases, ${seconds} s`;
+  if (code === 0) return `[fuzz] passed: 0 failures (${counts})`;
+  const kinds = failures.map((f) => `${f.title} ×${f.count}`).join('; ');
+  const errors = (report.errors ?? []).map((e: { title: string }) => e.title).join('; ');
+  return `[fuzz] FAILED: ${unique} unique failures (${counts})${kinds ? `: ${kinds}` : ''}${errors ? `; errors: ${errors}` : ''}`;
+}
+
+async function main(): Promise<number> {
+  // Installed before the stack starts: the first install takes a while and needs no services.
+  const schemathesis = await ensureSchemathesis();
+  return withTestStack('fuzz', async (stack, dataDir) => {
+    Object.assign(process.env, stack.env);
+    const app = await startInProcess({ env: API_SETTINGS });
+    try {
+      const tenant = `fuzz-${randomBytes(5).toString('hex')}`;
+      const { key } = await app.keys.create({ tenant, scopes: [...SCOPES], name: 'fuzz' });
+      const reportFile = path.join(dataDir, 'logs', 'fuzz-report.json');
+      const args = schemathesisArgs({ baseUrl: app.baseUrl, key, tenant, reportFile });
+      console.log(`[fuzz] schemathesis ${VERSIONS.schemathesis}: ${args.join(' ').replace(key, '<key>')}`);
+      const started = Date.now();
+      const code = await new Promise<number>((resolve) => {
+        // Run in the data folder, so nothing schemathesis writes lands in the repository.
+        const child = spawn(schemathesis, args, { cwd: dataDir, stdio: 'inherit' });
+        child.on('error', () => resolve(1));
+        child.on('exit', (c) => resolve(c ?? 1));
+      });
+      console.log(summary(reportFile, code, Math.round((Date.now() - started) / 1000)));
+      return code;
+    } finally {
+      await app.close();
+    }
+  });
+}
+
+exitWith('fuzz', main);

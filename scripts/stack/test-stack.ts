@@ -1,0 +1,37 @@
+/**
+ * The throwaway stack of a test run (`npm test`, `npm run test:fuzz`): its own instances on free
+ * ports in a temporary folder, so a running `npm start` is not affected. It is stopped whatever
+ * the outcome; the service logs are kept when the run fails (or with KEEP_TEST_DATA=1).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { RunningStack, freePorts, startStack } from './stack';
+
+/** Runs `run` against a fresh test stack and returns its exit code (0 = passed). */
+export async function withTestStack(label: string, run: (stack: RunningStack, dataDir: string) => Promise<number>): Promise<number> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `support-ai-${label}-`));
+  // The Web UI runs too, so the workflows a test run starts can be looked at (and a test checks it).
+  const stack = await startStack({ dataDir, ports: await freePorts(), headless: false });
+  console.log(`[${label}] Temporal Web UI of this run: ${stack.env.TEMPORAL_UI_URL}`);
+  let code = 1;
+  try {
+    code = await run(stack, dataDir);
+  } finally {
+    await stack.stop();
+    if (code === 0 && !process.env.KEEP_TEST_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+    else console.log(`[${label}] service logs kept in ${path.join(dataDir, 'logs')}`);
+  }
+  return code;
+}
+
+/** Runs `main` and exits with its code; an exception is printed and exits 1. */
+export function exitWith(label: string, main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(`[${label}] ${err.stack ?? err}`);
+      process.exit(1);
+    },
+  );
+}
