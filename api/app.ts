@@ -5,6 +5,7 @@ import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { KeyVerifier } from './middlewares/auth';
 import { errorHandler } from './middlewares/error-handler';
+import { allowedMethods } from './middlewares/methods';
 import { requestContext } from './middlewares/request-context';
 import type { Logger } from './logger';
 import type { ReadinessReport } from './readiness';
@@ -41,7 +42,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorHandler());
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '10mb', strict: true }));
   app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(allowedMethods(router));
   app.on('error', (err) => deps.logger.error({ err }, 'unhandled application error'));
   return app;
 }

@@ -9,9 +9,12 @@ export const STATUS_NAMES = {
   401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',
   404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
   408: 'REQUEST_TIMEOUT',
   413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RESOURCE_EXHAUSTED',
+  431: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
   500: 'INTERNAL',
   501: 'UNIMPLEMENTED',
   503: 'UNAVAILABLE',
@@ -53,7 +56,10 @@ export const unauthenticated = (message = 'missing or invalid API key') => new A
 export const forbidden = (message: string) => new ApiError(403, message);
 export const notFound = (message: string) => new ApiError(404, message);
 export const requestTimeout = (message: string) => new ApiError(408, message);
+export const methodNotAllowed = (method: string, path: string, allow: string[]) =>
+  new ApiError(405, `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}`, { Allow: allow.join(', ') });
 export const payloadTooLarge = (message: string) => new ApiError(413, message);
+export const unsupportedMediaType = (message: string) => new ApiError(415, message);
 export const tooManyRequests = (retryAfterSeconds: number) =>
   new ApiError(429, `rate limit exceeded; retry after ${retryAfterSeconds} s`, {
     'Retry-After': String(retryAfterSeconds),

@@ -10,6 +10,7 @@ import { ApiKeyStore } from '../activities/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
 import { ensureCollections } from '../activities/weaviate/collections';
 import { createApp } from './app';
+import { listen } from './http-server';
 import { loadApiLimits } from './config';
 import { logger } from './logger';
 import { cachedVerifier } from './middlewares/auth';
@@ -32,8 +33,7 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
     logger,
     limits: loadApiLimits(env),
   });
-  const server = app.listen(port, env.API_HOST ?? '127.0.0.1');
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const server = await listen(app, port, env.API_HOST ?? '127.0.0.1');
   logger.info({ port }, 'API listening');
   return {
     server,

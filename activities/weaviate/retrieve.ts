@@ -29,15 +29,46 @@ async function embedQuery(deps: Deps, text: string): Promise<number[]> {
   return vector;
 }
 
-async function hybrid(collection: Collection, opts: { text: string; vector: number[]; alpha: number; queryProperties: string[]; filters?: FilterValue; limit: number }) {
-  const res = await collection.query.hybrid(opts.text, {
-    vector: opts.vector,
-    alpha: opts.alpha,
-    fusionType: 'RelativeScore',
-    queryProperties: opts.queryProperties as any,
-    filters: opts.filters,
-    limit: opts.limit,
-    returnMetadata: ['score'],
+/** The properties a search result shows; integers are listed apart (see `hybrid`). */
+const RESULT_PROPERTIES = {
+  cases: { text: ['caseId', 'subject', 'url', 'productId'], integers: ['timeOfCreation'] },
+  articles: { text: ['articleId', 'title', 'url', 'text'], integers: [] },
+};
+
+/** The gRPC client refuses to decode an int64 above 2^53 - 1 and fails the whole query. */
+const isUnsafeInteger = (err: unknown) => err instanceof Error && err.message.includes('MAX_SAFE_INTEGER');
+
+interface HybridOptions {
+  text: string;
+  vector: number[];
+  alpha: number;
+  queryProperties: string[];
+  filters?: FilterValue;
+  limit: number;
+  returnProperties: { text: string[]; integers: string[] };
+}
+
+/**
+ * One hybrid query. Uploads refuse integers above 2^53 - 1, but an object stored before that rule
+ * may still hold one: then the query is repeated without the integer properties, so those results
+ * leave them out instead of failing every search that meets the object.
+ */
+async function hybrid(collection: Collection, opts: HybridOptions) {
+  const run = (returnProperties: string[]) =>
+    collection.query.hybrid(opts.text, {
+      vector: opts.vector,
+      alpha: opts.alpha,
+      fusionType: 'RelativeScore',
+      queryProperties: opts.queryProperties as any,
+      filters: opts.filters,
+      limit: opts.limit,
+      returnMetadata: ['score'],
+      returnProperties: returnProperties as any,
+    });
+  const { text, integers } = opts.returnProperties;
+  const res = await run([...text, ...integers]).catch((err) => {
+    if (integers.length === 0 || !isUnsafeInteger(err)) throw err;
+    return run(text);
   });
   return res.objects;
 }
@@ -59,7 +90,8 @@ export interface CaseHit {
   id: string;
   subject: string;
   url: string;
-  timeOfCreation: number;
+  /** Absent when the case has none, or holds one beyond 2^53 - 1 from before uploads refused it. */
+  timeOfCreation?: number;
   productId: string;
   score: number;
 }
@@ -68,7 +100,11 @@ export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.supportCase, input.tenant);
   let text = input.query ?? '';
   if (input.conversationId) {
-    const own = collection && (await collection.query.fetchObjectById(objectId(input.tenant, 'case', input.conversationId)));
+    const own =
+      collection &&
+      (await collection.query.fetchObjectById(objectId(input.tenant, 'case', input.conversationId), {
+        returnProperties: ['subject', 'description', 'comments'],
+      }));
     if (!own) throw ApplicationFailure.nonRetryable(`no case with conversationId ${input.conversationId}`, 'NotFound');
     const p = own.properties as Record<string, any>;
     const caseContent = [p.subject, p.description, p.comments].filter(Boolean).join('\n');
@@ -87,9 +123,9 @@ export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<
   const merged = new Map<string, CaseHit>();
   for (const productId of perProduct) {
     const filters = Filters.and(...common, ...(productId ? [f.byProperty('productId').equal(productId)] : []));
-    for (const o of await hybrid(collection, { text, vector, ...RETRIEVAL.cases, filters, limit: want })) {
+    for (const o of await hybrid(collection, { text, vector, ...RETRIEVAL.cases, filters, limit: want, returnProperties: RESULT_PROPERTIES.cases })) {
       const p = o.properties as Record<string, any>;
-      const hit = { id: p.caseId, subject: p.subject, url: p.url, timeOfCreation: Number(p.timeOfCreation), productId: p.productId, score: o.metadata?.score ?? 0 };
+      const hit = { id: p.caseId, subject: p.subject, url: p.url, timeOfCreation: p.timeOfCreation === undefined ? undefined : Number(p.timeOfCreation), productId: p.productId, score: o.metadata?.score ?? 0 };
       if ((merged.get(hit.id)?.score ?? -1) < hit.score) merged.set(hit.id, hit);
     }
   }
@@ -112,7 +148,13 @@ export async function searchArticles(deps: Deps, input: { tenant: string; text: 
   if (!collection) return [];
   const want = input.offset + input.limit;
   const vector = await embedQuery(deps, input.text);
-  const passages = await hybrid(collection, { text: input.text, vector, ...RETRIEVAL.articles, limit: Math.min(1000, want * RETRIEVAL.articles.passagesPerResult) });
+  const passages = await hybrid(collection, {
+    text: input.text,
+    vector,
+    ...RETRIEVAL.articles,
+    limit: Math.min(1000, want * RETRIEVAL.articles.passagesPerResult),
+    returnProperties: RESULT_PROPERTIES.articles,
+  });
   const best = new Map<string, ArticleHit>();
   for (const o of passages) {
     const p = o.properties as Record<string, any>;

@@ -1,30 +1,50 @@
 import type { Middleware } from 'koa';
 import { ApiError, ErrorStatus, STATUS_NAMES, errorBody } from '../errors';
 
-/** Errors thrown by Koa and its body parser carry a status; those are client errors we expose. */
+/** What the JSON body parser's own errors mean, in words a client can act on. */
+function bodyParserMessage(err: { message?: string }): string {
+  const message = err.message ?? '';
+  if (message.includes('forbidden prototype property')) {
+    return 'request body must not use the keys "__proto__" or "constructor.prototype"';
+  }
+  if (message.includes('only supports object and array')) return 'request body must be a JSON object';
+  return 'request body is not valid JSON';
+}
+
+/**
+ * Errors thrown by Koa, the body parser and its decompression carry a status or a zlib code; those
+ * are client errors we answer with the error body. Their own texts are never passed on as they are.
+ */
 function fromHttpError(err: any): ApiError | undefined {
+  // A body whose Content-Encoding does not match its bytes ("incorrect header check").
+  if (typeof err?.code === 'string' && err.code.startsWith('Z_')) {
+    return new ApiError(400, 'request body could not be decoded with its Content-Encoding');
+  }
   const status = Number(err?.status ?? err?.statusCode);
   if (!(status in STATUS_NAMES) || status >= 500) return undefined;
   if (status === 413) return new ApiError(413, 'request body exceeds the limit of 10 MB');
+  if (status === 415) return new ApiError(415, 'unsupported Content-Encoding or charset; use gzip, deflate or identity, and UTF-8');
   // The JSON body parser marks its syntax errors with the raw body.
-  if (status === 400 && err?.body !== undefined) return new ApiError(400, 'request body is not valid JSON');
+  if (status === 400 && err?.body !== undefined) return new ApiError(400, bodyParserMessage(err));
   return new ApiError(status as ErrorStatus, err.expose ? err.message : STATUS_NAMES[status as ErrorStatus]);
 }
 
 /**
- * The first middleware: renders every error as `{error, code, status}`. Unknown errors become a
- * masked 500 and are logged with the request id; nothing internal reaches the client.
+ * The first middleware after the request context: renders every error as `{error, code, status}`.
+ * Client errors (4xx, and the planned 501) are logged at info by the request line, with their
+ * message and no stack; server errors at error with the stack. A 500 is masked: nothing internal
+ * reaches the client.
  */
 export function errorHandler(): Middleware {
   return async function errorHandlerMiddleware(ctx, next) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `no route for ${ctx.method} ${ctx.path}`);
-      if (ctx.status === 405 && ctx.body === undefined) throw new ApiError(400, `${ctx.method} is not allowed on ${ctx.path}`);
     } catch (err) {
       const known = err instanceof ApiError ? err : fromHttpError(err);
-      if (!known || known.code >= 500) ctx.state.log?.error({ err }, 'request failed');
       const apiError = known ?? new ApiError(500, 'internal error');
+      if (apiError.code >= 500 && apiError.code !== 501) ctx.state.log?.error({ err }, 'request failed');
+      else ctx.state.errorMessage = apiError.message;
       ctx.status = apiError.code;
       ctx.set(apiError.headers);
       ctx.body = apiError.expose ? apiError.toBody() : errorBody(500, `internal error (request id ${ctx.state.requestId})`);

@@ -6,7 +6,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Gives every request an id (the client's X-Request-Id when it is sane, else a new one), returns
- * it in the X-Request-Id header, and logs one line per request with a child logger carrying it.
+ * it in the X-Request-Id header, and logs one line per request with a child logger carrying it (with
+ * the message of a client error, which is logged nowhere else).
  */
 export function requestContext(logger: Logger): Middleware {
   return async function requestContextMiddleware(ctx, next) {
@@ -15,11 +16,14 @@ export function requestContext(logger: Logger): Middleware {
     ctx.state.requestId = requestId;
     ctx.state.log = logger.child({ requestId });
     ctx.set('X-Request-Id', requestId);
+    // No response may be sniffed into another media type than the one it declares.
+    ctx.set('X-Content-Type-Options', 'nosniff');
     const started = Date.now();
     try {
       await next();
     } finally {
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started, tenant: ctx.state.auth?.tenant }, 'request');
+      const { auth, errorMessage } = ctx.state;
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started, tenant: auth?.tenant, error: errorMessage }, 'request');
     }
   };
 }

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
-import { badRequest, payloadTooLarge } from '../errors';
+import { badRequest, payloadTooLarge, unsupportedMediaType } from '../errors';
 import { compileBody, compileParams, firstErrorMessage } from '../schemas/ajv';
+import { firstIllFormedText } from '../schemas/json-walk';
 import { namedSchemas, type Operation } from '../schemas/operations';
 
 /** The cleaned request: unknown body fields removed, defaults filled in, query and headers typed. */
@@ -48,8 +49,14 @@ export function validate(operation: Operation): Middleware<ValidatedState> {
   return async function validateMiddleware(ctx, next) {
     let body: unknown;
     if (validateBody) {
+      // The body parser reads only JSON; any other media type would arrive as an empty body.
+      if (!ctx.request.is('application/json', '+json')) {
+        throw unsupportedMediaType('the request body must be JSON, sent with Content-Type: application/json');
+      }
       body = (ctx.request as { body?: unknown }).body;
       if (!isObject(body)) throw badRequest('request body must be a JSON object');
+      const illFormed = firstIllFormedText(body);
+      if (illFormed !== undefined) throw badRequest(`${illFormed || 'request body'} is not valid Unicode text (it holds a lone UTF-16 surrogate such as \ud800)`);
       if (!validateBody(body)) {
         const message = firstErrorMessage(validateBody, '');
         // An upload's item array is the only array one level down in an envelope.

@@ -11,6 +11,8 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { AnySchemaObject, ErrorObject, Options, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { LIMITS, PATTERN_MESSAGES } from './common';
+import { exceedsDepth } from './json-walk';
 
 const baseOptions: Options = {
   strict: true,
@@ -24,6 +26,14 @@ const baseOptions: Options = {
 function createAjv(options: Options): Ajv2020 {
   const ajv = new Ajv2020({ ...baseOptions, ...options });
   addFormats(ajv);
+  // `x-maxDepth: N` on a free-form object: it may nest at most N levels (common.ts `freeForm`).
+  ajv.addKeyword({
+    keyword: 'x-maxDepth',
+    type: ['object', 'array'],
+    schemaType: 'number',
+    validate: (limit: number, data: unknown) => !exceedsDepth(data, limit),
+    errors: false,
+  });
   return ajv;
 }
 
@@ -93,6 +103,13 @@ function errorText(err: ErrorObject): string {
     case 'minLength':
     case 'minItems':
       return (err.params as { limit: number }).limit === 1 ? 'must not be empty' : (err.message ?? 'is too short');
+    case 'pattern': {
+      const { pattern } = err.params as { pattern: string };
+      return PATTERN_MESSAGES[pattern] ?? err.message ?? 'has an invalid format';
+    }
+    case 'x-maxDepth':
+      // Only free-form objects carry the keyword (common.ts `freeForm`).
+      return `nests objects or arrays deeper than ${LIMITS.freeFormDepth} levels`;
     case 'const':
       return `must be ${JSON.stringify((err.params as { allowedValue: unknown }).allowedValue)}`;
     default:

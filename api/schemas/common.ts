@@ -25,7 +25,20 @@ export const LIMITS = {
   uploadItems: 1_000,
   /** Entries of a list inside one item (tags, kb_links, comments, incident updates). */
   listItems: 10_000,
+  /** Levels of objects and arrays a free-form object may nest, counting itself. */
+  freeFormDepth: 32,
 } as const;
+
+/** The largest integer JSON numbers carry exactly (2^53 - 1); epoch ms stay far below it. */
+export const MAX_EXACT_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/** Only web links: `javascript:`, `data:`, `file:` and other schemes are refused in every URL field. */
+export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://';
+
+/** What a failed `pattern` says, per pattern, in words a client can act on. */
+export const PATTERN_MESSAGES: Record<string, string> = {
+  [HTTP_URL_PATTERN]: 'must be an http or https URL',
+};
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
@@ -46,12 +59,13 @@ export const nonEmpty = (maxLength: number, description: string) => ({
 /** An identifier: 1 to 512 characters. */
 export const id = (description: string) => nonEmpty(LIMITS.id, description);
 
-/** An absolute URI of at most 2,048 characters. */
+/** An absolute http or https URL of at most 2,048 characters. */
 export const uri = (description: string) => ({
   type: 'string' as const,
   format: 'uri',
+  pattern: HTTP_URL_PATTERN,
   maxLength: LIMITS.url,
-  description: `${description} Absolute URI, at most ${fmt(LIMITS.url)} characters.`,
+  description: `${description} Absolute http or https URL, at most ${fmt(LIMITS.url)} characters; other schemes get 400.`,
 });
 
 /** An ISO 8601 date-time with time zone. */
@@ -62,12 +76,13 @@ export const dateTime = (description: string) => ({
   description: `${description} ISO 8601 date-time with time zone, e.g. 2024-05-01T12:00:00Z.`,
 });
 
-/** An int64 epoch time in milliseconds. */
+/** An int64 epoch time in milliseconds, bounded to the integers JSON carries exactly. */
 export const epochMillis = (description: string) => ({
   type: 'integer' as const,
   format: 'int64',
   minimum: 0,
-  description: `${description} Epoch time in milliseconds (int64, >= 0).`,
+  maximum: MAX_EXACT_INTEGER,
+  description: `${description} Epoch time in milliseconds (int64, 0 to 2^53 - 1 = ${MAX_EXACT_INTEGER}; larger values get 400).`,
 });
 
 /** A language code: ISO 639-1 (two letters, any case); a region suffix such as `en-US` is accepted and ignored. */
@@ -100,10 +115,13 @@ export const uploadItems = <const I>(items: I, description: string) => ({
   description: `${description} 1 to ${fmt(LIMITS.uploadItems)} items; at most 10 MB per request.`,
 });
 
-/** A free-form object: any keys and values, kept as sent. */
+/** A free-form object: any keys and values, kept as sent, nesting at most `LIMITS.freeFormDepth` levels. */
 export const freeForm = (description: string) => ({
   type: 'object' as const,
-  description: `${description} Free-form key/value object, stored as sent.`,
+  'x-maxDepth': LIMITS.freeFormDepth,
+  description:
+    `${description} Free-form key/value object, stored as sent. It may nest objects and arrays at most ` +
+    `${LIMITS.freeFormDepth} levels deep, counting itself (400 above).`,
 });
 
 /** A reference to a named schema, with a description of this use of it. */

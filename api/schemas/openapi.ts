@@ -56,12 +56,15 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, (op: Operation) => string> = {
   401: () => 'Missing or invalid API key.',
   403: (op) => `The API key lacks the scope \`${op.scope}\`.`,
   404: () => 'Not found.',
+  405: () => 'The path exists but not with this method; `Allow` lists the methods it takes.',
   408: () =>
     "The request's deadline (the endpoint's default, or a shorter `Request-Timeout`) passed before the work " +
     'finished. Upload work keeps running to completion: nothing is lost.',
   413: () =>
     `The request body exceeds 10 MB, or an upload carries more than ${LIMITS.uploadItems.toLocaleString('en-US')} items.`,
+  415: () => 'The request body is not `application/json` (or its `Content-Encoding` is not gzip, deflate or identity).',
   429: () => 'Rate limit of the API key exceeded; retry after `Retry-After` seconds.',
+  431: () => 'The request line or headers exceed 16 KB.',
   500: () => 'Internal error. Details are logged, never returned.',
   501: () => 'The operation is validated and authorised but not implemented yet.',
   503: () => 'A service the operation depends on (workflow engine) is unavailable; retry later.',

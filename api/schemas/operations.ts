@@ -123,6 +123,8 @@ const DATA_ERRORS: ErrorStatus[] = [400, 401, 403];
  * 429 per-key rate limit, and 408/500/503/504 of work that runs through workflows.
  */
 const COMMON_ERRORS: ErrorStatus[] = [400, 401, 403, 408, 429, 500, 503, 504];
+/** Operations with a JSON body also answer 415 to a body of another media type. */
+const BODY: ErrorStatus[] = [415];
 
 /** `errors` and `specErrors` of an operation: the spec's statuses plus ours. */
 function statuses(spec: ErrorStatus[], added: ErrorStatus[] = []) {
@@ -142,7 +144,7 @@ const batch = (body: AnySchemaObject, validators: upload.UploadValidators<unknow
   bodyEnvelope: validators.envelopeSchema,
   headers: [TIMEOUT],
   success: ok(upload.UploadResultSchema, '`success`, or `partial` with the failed items.'),
-  ...statuses(DATA_ERRORS, [413]),
+  ...statuses(DATA_ERRORS, [...BODY, 413]),
 });
 
 export const operations = [
@@ -162,7 +164,7 @@ export const operations = [
       ...ok(ask.AskResponseSchema, 'The answer.'),
       headers: [header('Chat-Identifier', chatIdentifier("The new session's id when the request had none."), true)],
     },
-    ...statuses(CONVERSATION_ERRORS, [501]),
+    ...statuses(CONVERSATION_ERRORS, [...BODY, 501]),
   },
   {
     operationId: 'summarize',
@@ -178,7 +180,7 @@ export const operations = [
     body: summary.SummaryRequestSchema,
     headers: [LANGUAGE, TIMEOUT],
     success: ok(summary.SummaryResponseSchema, 'The summary.'),
-    ...statuses(CONVERSATION_ERRORS, [501]),
+    ...statuses(CONVERSATION_ERRORS, [...BODY, 501]),
     errorNotes: { 400: 'Also when the body has no text and `conversationId` names no uploaded case.' },
   },
   {
@@ -192,7 +194,7 @@ export const operations = [
     body: feedback.FeedbackRequestSchema,
     headers: [CHAT, TIMEOUT],
     success: ok(feedback.FeedbackResponseSchema, 'Feedback recorded.'),
-    ...statuses(CONVERSATION_ERRORS, [501]),
+    ...statuses(CONVERSATION_ERRORS, [...BODY, 501]),
     errorNotes: { 400: "Also when `id` is not an answer of the caller's tenant (404 is not listed by the spec)." },
   },
   {
@@ -206,7 +208,7 @@ export const operations = [
     body: tag.TagRequestSchema,
     headers: [LANGUAGE, TIMEOUT],
     success: ok(tag.TagResponseSchema, 'The tags.'),
-    ...statuses(CONVERSATION_ERRORS, [501]),
+    ...statuses(CONVERSATION_ERRORS, [...BODY, 501]),
   },
   {
     operationId: 'analyzeSentiment',
@@ -219,7 +221,7 @@ export const operations = [
     body: sentiment.SentimentRequestSchema,
     headers: [LANGUAGE, TIMEOUT],
     success: ok(sentiment.SentimentResponseSchema, 'The sentiment.'),
-    ...statuses(CONVERSATION_ERRORS, [501]),
+    ...statuses(CONVERSATION_ERRORS, [...BODY, 501]),
   },
   {
     operationId: 'uploadArticles',
@@ -264,7 +266,7 @@ export const operations = [
     body: incident.IncidentUploadSchema,
     headers: [TIMEOUT],
     success: { status: 201, schema: incident.IncidentUploadResponseSchema, description: 'Incident uploaded.' },
-    ...statuses(DATA_ERRORS, [413]),
+    ...statuses(DATA_ERRORS, [...BODY, 413]),
   },
   {
     operationId: 'searchCases',
@@ -280,7 +282,7 @@ export const operations = [
     body: search.SearchCasesRequestSchema,
     headers: [TIMEOUT],
     success: ok(search.SearchCasesResponseSchema, 'Matching cases.'),
-    ...statuses([...DATA_ERRORS, 404]),
+    ...statuses([...DATA_ERRORS, 404], BODY),
     errorNotes: {
       400: `Also when neither \`query\` nor \`conversationId\` is sent, or \`offset + limit\` exceeds ${search.CASE_SEARCH_WINDOW}.`,
       404: 'The given `conversationId` does not exist.',
@@ -315,7 +317,7 @@ export const operations = [
     body: evaluation.EvaluateRequestSchema,
     headers: [TIMEOUT],
     success: ok(evaluation.EvaluateResponseSchema, 'The grading result.'),
-    ...statuses([], [501]),
+    ...statuses([], [...BODY, 501]),
     errorNotes: { 400: `Also when both \`rules\` and \`use_case\` are sent, or more than ${evaluation.MAX_RULES} rules.` },
   },
 ] as const satisfies readonly Operation[];

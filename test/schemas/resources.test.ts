@@ -73,10 +73,22 @@ describe('schemas', () => {
     });
 
     it('rejects a relative url, a fractional or negative timestamp, a bad language', () => {
-      assert.equal(check(ArticleSchema, { ...article(), url: 'kb/1' }), '/url must match format "uri"');
+      assert.equal(check(ArticleSchema, { ...article(), url: 'kb/1' }), '/url must be an http or https URL');
       assert.equal(check(ArticleSchema, { ...article(), timeOfCreation: 1.5 }), '/timeOfCreation must be integer');
       assert.equal(check(ArticleSchema, { ...article(), timeLastPublished: -1 }), '/timeLastPublished must be >= 0');
       assert.match(check(ArticleSchema, { ...article(), language: 'english' })!, /^\/language must match pattern/);
+    });
+
+    it('accepts only http and https URLs', () => {
+      for (const url of ['javascript:alert(1)', 'data:text/html,<script>x</script>', 'file:///etc/passwd', 'ftp://files.example.com/a']) {
+        assert.equal(check(ArticleSchema, { ...article(), url }), '/url must be an http or https URL', url);
+      }
+      assert.equal(check(ArticleSchema, { ...article(), url: 'HTTP://help.example.com/a' }), null);
+    });
+
+    it('refuses epoch times beyond 2^53 - 1, which JSON numbers cannot carry exactly', () => {
+      assert.equal(check(ArticleSchema, { ...article(), timeOfCreation: Number.MAX_SAFE_INTEGER }), null);
+      assert.equal(check(ArticleSchema, { ...article(), timeOfCreation: JSON.parse('9007199254740993') }), '/timeOfCreation must be <= 9007199254740991');
     });
 
     it('bounds string lengths', () => {
@@ -116,8 +128,16 @@ describe('schemas', () => {
 
     it('rejects wrong types', () => {
       assert.equal(check(CaseSchema, { id: 'c', spam: 'no' }), '/spam must be boolean');
-      assert.equal(check(CaseSchema, { id: 'c', kb_links: ['not a uri'] }), '/kb_links/0 must match format "uri"');
+      assert.equal(check(CaseSchema, { id: 'c', kb_links: ['not a uri'] }), '/kb_links/0 must be an http or https URL');
       assert.equal(check(CaseSchema, { id: 'c', custom_fields: [] }), '/custom_fields must be object');
+      assert.equal(check(CaseSchema, { id: 'c', url: 'javascript:alert(1)' }), '/url must be an http or https URL');
+    });
+
+    it('bounds how deep custom_fields may nest, without recursion', () => {
+      const nested = (levels: number) => JSON.parse(`{"a":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`);
+      assert.equal(check(CaseSchema, { id: 'c', custom_fields: nested(32) }), null);
+      assert.equal(check(CaseSchema, { id: 'c', custom_fields: nested(33) }), '/custom_fields nests objects or arrays deeper than 32 levels');
+      assert.equal(check(CaseSchema, { id: 'c', custom_fields: nested(100_000) }), '/custom_fields nests objects or arrays deeper than 32 levels');
     });
   });
 
