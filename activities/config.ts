@@ -5,8 +5,22 @@
 
 export interface ServicesConfig {
   temporal: { address: string; namespace: string; taskQueue: string };
-  weaviate: { host: string; httpPort: number; grpcPort: number };
-  embeddings: { baseUrl: string; apiKey: string; model: string; timeoutMs: number; batchSize: number };
+  /** `apiKey`: Weaviate's API key (sent as a bearer token over HTTP and gRPC); none for anonymous access. */
+  weaviate: { host: string; httpPort: number; grpcPort: number; apiKey?: string };
+  embeddings: {
+    baseUrl: string;
+    apiKey: string;
+    model: string;
+    timeoutMs: number;
+    /** Passages per call; a query waits for one such call at most. */
+    batchSize: number;
+    /** The model's input window in tokens; query texts are cut to fit it. */
+    maxTokens?: number;
+    /** One query embedding, waiting in the worker included. */
+    queryTimeoutMs?: number;
+    /** Calls at the embedding server at once, per worker. */
+    maxInFlight?: number;
+  };
   /** The chat model; undefined means the built-in local engine answers. */
   chat?: { baseUrl?: string; apiKey: string; model: string; timeoutMs: number };
 }
@@ -37,13 +51,17 @@ export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): Servic
       host: env.WEAVIATE_HOST ?? '127.0.0.1',
       httpPort: int(env, 'WEAVIATE_HTTP_PORT', 8080),
       grpcPort: int(env, 'WEAVIATE_GRPC_PORT', 50051),
+      apiKey: env.WEAVIATE_API_KEY || undefined,
     },
     embeddings: {
       baseUrl: env.EMBEDDINGS_URL ?? 'http://127.0.0.1:8000/v1',
       apiKey: env.EMBEDDINGS_API_KEY ?? 'local',
       model: env.EMBEDDINGS_MODEL ?? 'multilingual-e5-small',
       timeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 60_000),
-      batchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 32),
+      batchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 4),
+      maxTokens: int(env, 'EMBEDDINGS_MAX_TOKENS', 512),
+      queryTimeoutMs: int(env, 'EMBEDDINGS_QUERY_TIMEOUT_MS', 4000),
+      maxInFlight: int(env, 'EMBEDDINGS_MAX_IN_FLIGHT', 1),
     },
     chat: chatConfigured
       ? {

@@ -70,7 +70,7 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
       return [{ article, passages, language }];
     });
     const texts = prepared.flatMap(({ article, passages }) => passages.map((p) => [article.title, p.heading, p.text].filter(Boolean).join('\n')));
-    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', signal: deps.signal });
+    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal });
     let v = 0;
     const objects: NewObject[] = [];
     const owners: string[] = [];
@@ -136,7 +136,7 @@ export async function upsertCases(deps: Deps, input: { tenant: string; cases: Ca
   let stored = 0;
   for (const group of groups(input.cases)) {
     const texts = group.map((c) => caseText(c).embedding);
-    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', signal: deps.signal });
+    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal });
     const objects = group.map((c, i) => ({ id: objectId(input.tenant, 'case', c.id), vectors: vectors[i], properties: caseProperties(c) }));
     const errors = await insert(collection, objects);
     for (const [i, message] of errors) failed.push({ id: group[i].id, error: message });
@@ -177,7 +177,7 @@ export async function upsertIncident(deps: Deps, input: { tenant: string; record
   const { record } = input;
   const id = record.incident.id ?? objectId(input.tenant, 'incident-content', JSON.stringify(record.incident));
   const text = incidentText(record);
-  const [vector] = await deps.embedder.embed({ texts: [text], inputType: 'passage', signal: deps.signal });
+  const [vector] = await deps.embedder.embed({ texts: [text], inputType: 'passage', tenant: input.tenant, signal: deps.signal });
   const lastUpdate = record.updates[record.updates.length - 1];
   const errors = await insert(collection, [
     {

@@ -24,8 +24,8 @@ interface Deps {
 type Collection = WeaviateCollection<any, string, any>;
 
 /** The query's embedding; computed once per search, whatever the number of hybrid queries. */
-async function embedQuery(deps: Deps, text: string): Promise<number[]> {
-  const [vector] = await deps.embedder.embed({ texts: [text], inputType: 'query', signal: deps.signal });
+async function embedQuery(deps: Deps, tenant: string, text: string): Promise<number[]> {
+  const [vector] = await deps.embedder.embed({ texts: [text], inputType: 'query', tenant, signal: deps.signal });
   return vector;
 }
 
@@ -119,7 +119,7 @@ export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<
   if (input.filterUrls.length) common.push(f.byProperty('url').containsNone(input.filterUrls));
   const perProduct = input.productIds.length ? input.productIds : [undefined];
   const want = input.offset + input.limit;
-  const vector = await embedQuery(deps, text);
+  const vector = await embedQuery(deps, input.tenant, text);
   const merged = new Map<string, CaseHit>();
   for (const productId of perProduct) {
     const filters = Filters.and(...common, ...(productId ? [f.byProperty('productId').equal(productId)] : []));
@@ -147,7 +147,7 @@ export async function searchArticles(deps: Deps, input: { tenant: string; text: 
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.articlePassage, input.tenant);
   if (!collection) return [];
   const want = input.offset + input.limit;
-  const vector = await embedQuery(deps, input.text);
+  const vector = await embedQuery(deps, input.tenant, input.text);
   const passages = await hybrid(collection, {
     text: input.text,
     vector,
