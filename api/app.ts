@@ -2,8 +2,8 @@
  * createApp(deps): the Koa application without listening, so tests and the server share it.
  */
 import Koa from 'koa';
-import bodyParser from 'koa-bodyparser';
 import type { KeyVerifier } from './middlewares/auth';
+import { jsonBody } from './middlewares/body';
 import { errorHandler } from './middlewares/error-handler';
 import { allowedMethods } from './middlewares/methods';
 import { requestContext } from './middlewares/request-context';
@@ -40,7 +40,7 @@ export function createApp(deps: AppDeps): Koa {
   const router = createRouter({ runner: deps.runner, verifier: deps.verifier, readiness: deps.readiness, limits });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '10mb', strict: true }));
+  app.use(jsonBody());
   app.use(router.routes());
   app.use(allowedMethods(router));
   app.on('error', (err) => deps.logger.error({ err }, 'unhandled application error'));

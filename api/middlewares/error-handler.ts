@@ -4,26 +4,20 @@ import { ApiError, ErrorStatus, STATUS_NAMES, errorBody } from '../errors';
 /** What the JSON body parser's own errors mean, in words a client can act on. */
 function bodyParserMessage(err: { message?: string }): string {
   const message = err.message ?? '';
-  if (message.includes('forbidden prototype property')) {
-    return 'request body must not use the keys "__proto__" or "constructor.prototype"';
-  }
+  if (message.includes('forbidden prototype property')) return 'request body must not use the key "__proto__"';
   if (message.includes('only supports object and array')) return 'request body must be a JSON object';
   return 'request body is not valid JSON';
 }
 
 /**
- * Errors thrown by Koa, the body parser and its decompression carry a status or a zlib code; those
- * are client errors we answer with the error body. Their own texts are never passed on as they are.
+ * Errors thrown by Koa and the body parser carry a status; those are client errors we answer with
+ * the error body. The parser's own texts are never passed on as they are.
  */
 function fromHttpError(err: any): ApiError | undefined {
-  // A body whose Content-Encoding does not match its bytes ("incorrect header check").
-  if (typeof err?.code === 'string' && err.code.startsWith('Z_')) {
-    return new ApiError(400, 'request body could not be decoded with its Content-Encoding');
-  }
   const status = Number(err?.status ?? err?.statusCode);
   if (!(status in STATUS_NAMES) || status >= 500) return undefined;
   if (status === 413) return new ApiError(413, 'request body exceeds the limit of 10 MB');
-  if (status === 415) return new ApiError(415, 'unsupported Content-Encoding or charset; use gzip, deflate or identity, and UTF-8');
+  if (status === 415) return new ApiError(415, 'unsupported Content-Encoding or charset; use gzip, deflate, br or identity, and UTF-8');
   // The JSON body parser marks its syntax errors with the raw body.
   if (status === 400 && err?.body !== undefined) return new ApiError(400, bodyParserMessage(err));
   return new ApiError(status as ErrorStatus, err.expose ? err.message : STATUS_NAMES[status as ErrorStatus]);
