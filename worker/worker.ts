@@ -1,11 +1,14 @@
 /**
- * Creates the worker: one task queue, all workflows, all activities, and concurrency bounded for
- * a small machine (the embedding server does the heavy lifting on the same cores).
+ * Creates the worker: all workflows and the search activities on the task queue, the ingestion
+ * activities on the ingestion task queue next to it (workflows/constants.ts), each with its own
+ * activity slots, and concurrency bounded for a small machine (the embedding server does the heavy
+ * lifting on the same cores). A long upload therefore never holds the slots searches need.
  */
 import { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import type { ServicesConfig } from '../activities/config';
+import { positiveEnv, type ServicesConfig } from '../activities/config';
 import { ensureCollections } from '../activities/weaviate/collections';
+import { ingestionTaskQueue } from '../workflows/constants';
 import { createActivityDeps } from './deps';
 
 export interface CreateWorkerOptions {
@@ -16,15 +19,45 @@ export interface CreateWorkerOptions {
   taskQueue?: string;
 }
 
-export async function createWorker(o: CreateWorkerOptions): Promise<Worker> {
+/** The two Temporal workers of one process, run and stopped together. */
+export interface SupportWorker {
+  run(): Promise<void>;
+  shutdown(): void;
+}
+
+export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorker> {
   const deps = createActivityDeps(o.config);
   await ensureCollections(await deps.weaviate());
-  return Worker.create({
+  // One set of activities (one embedding scheduler) for both queues. Each queue registers all of
+  // them, so runs that scheduled an activity on the other queue before the split still complete.
+  const activities = createActivities(deps);
+  const taskQueue = o.taskQueue ?? o.config.temporal.taskQueue;
+  const main = await Worker.create({
     connection: o.connection,
     namespace: o.config.temporal.namespace,
-    taskQueue: o.taskQueue ?? o.config.temporal.taskQueue,
+    taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities(deps),
-    maxConcurrentActivityTaskExecutions: Number(process.env.WORKER_MAX_ACTIVITIES ?? 4),
+    activities,
+    maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_ACTIVITIES', 4),
   });
+  const ingestion = await Worker.create({
+    connection: o.connection,
+    namespace: o.config.temporal.namespace,
+    taskQueue: ingestionTaskQueue(taskQueue),
+    activities,
+    maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_INGEST_ACTIVITIES', 2),
+  });
+  const workers = [main, ingestion];
+  const stopRunning = () => {
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+  };
+  return {
+    async run() {
+      // When one stops or fails, the other is stopped too; the first failure is reported.
+      const results = await Promise.allSettled(workers.map((w) => w.run().finally(stopRunning)));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+    shutdown: stopRunning,
+  };
 }

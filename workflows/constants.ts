@@ -2,6 +2,12 @@
 
 export const DEFAULT_TASK_QUEUE = 'support-ai';
 
+/**
+ * Ingestion activities run on a task queue of their own, polled by the same worker process with
+ * its own slots, so uploads never take the slots that searches need.
+ */
+export const ingestionTaskQueue = (taskQueue: string) => `${taskQueue}-ingestion`;
+
 /** The Operation search attribute and the first part of every workflow id. */
 export const OPERATIONS = {
   upsertArticles: 'articles-upsert',

@@ -2,13 +2,20 @@
  * One activity proxy per timeout profile. Every profile has a start-to-close timeout and a bounded
  * retry policy, so a dependency that stays down ends the workflow instead of retrying forever.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { ingestionTaskQueue } from './constants';
 
 const NON_RETRYABLE = ['InvalidInput', 'NotFound'];
 
-/** Writes to Weaviate with embeddings: minutes of work per batch, heartbeating per group. */
+/**
+ * Writes to Weaviate with embeddings: minutes of work per batch, heartbeating per group. They run
+ * on the ingestion task queue next to the workflow's own (read when each activity is scheduled).
+ */
 export const ingestion = proxyActivities<Activities>({
+  get taskQueue() {
+    return ingestionTaskQueue(workflowInfo().taskQueue);
+  },
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },

@@ -1,12 +1,15 @@
 /**
  * The middleware chain every operation runs before its handler, in order: authenticate the key,
- * check the operation's scope, apply the key's rate limit, set the deadline, validate the input.
+ * check the operation's scope, apply the key's rate limit, set the deadline, validate the input,
+ * and for searches wait for the tenant's turn (fair-admission.ts; one queue per app).
  */
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type { ApiLimits } from '../app';
 import { KeyVerifier, authenticate, requireScope } from '../middlewares/auth';
+import { positiveEnv } from '../../activities/config';
 import { deadline } from '../middlewares/deadline';
+import { FairQueue, fairAdmission } from '../middlewares/fair-admission';
 import { validate } from '../middlewares/validate';
 import type { Operation } from '../schemas/operations';
 
@@ -18,6 +21,22 @@ export interface GuardDeps {
   rateLimiter: Middleware;
 }
 
+const searchQueues = new WeakMap<GuardDeps, FairQueue>();
+
+/** The search admission queue of one app (its route deps), sized from the environment. */
+function searchQueue(deps: GuardDeps): FairQueue {
+  let queue = searchQueues.get(deps);
+  if (!queue) {
+    queue = new FairQueue({
+      maxInFlight: positiveEnv(process.env, 'SEARCH_MAX_IN_FLIGHT', 4),
+      maxInFlightPerTenant: positiveEnv(process.env, 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 2),
+      maxQueuedPerTenant: positiveEnv(process.env, 'SEARCH_MAX_QUEUED_PER_TENANT', 100),
+    });
+    searchQueues.set(deps, queue);
+  }
+  return queue;
+}
+
 export function guard(deps: GuardDeps, op: Operation, deadlineKind: DeadlineKind, ...extra: Middleware[]): Middleware {
   return compose([
     authenticate(deps.verifier),
@@ -26,5 +45,6 @@ export function guard(deps: GuardDeps, op: Operation, deadlineKind: DeadlineKind
     ...extra,
     deadline(deps.limits.deadlines[deadlineKind]),
     validate(op) as Middleware,
+    ...(deadlineKind === 'search' ? [fairAdmission(searchQueue(deps))] : []),
   ]);
 }

@@ -1,0 +1,124 @@
+/**
+ * Fair admission of searches, per API instance: at most `maxInFlight` searches run at once, one
+ * tenant holds at most `maxInFlightPerTenant` of them, and the others wait in a queue per tenant.
+ * A freed place goes to the next tenant in turn (round-robin) that has a search waiting, so one
+ * tenant's burst queues behind its own searches, not in front of everyone else's.
+ *
+ * A waiting search that reaches its deadline answers 408 without having started anything. A tenant
+ * with `maxQueuedPerTenant` searches already waiting gets 429 (Retry-After: 1).
+ */
+import type { Middleware } from 'koa';
+import { ApiError, requestTimeout } from '../errors';
+import type { AuthState } from './auth';
+
+export interface FairAdmissionOptions {
+  maxInFlight: number;
+  maxInFlightPerTenant: number;
+  maxQueuedPerTenant: number;
+}
+
+interface Waiter {
+  admit: () => void;
+}
+
+/** The admission state, separate from Koa so that it can be tested and inspected. */
+export class FairQueue {
+  private inFlight = 0;
+  private readonly running = new Map<string, number>();
+  /** Tenants with waiting searches, in turn order (a Map keeps insertion order). */
+  private readonly waiting = new Map<string, Waiter[]>();
+
+  constructor(readonly o: FairAdmissionOptions) {}
+
+  get active(): number {
+    return this.inFlight;
+  }
+
+  queued(tenant?: string): number {
+    if (tenant !== undefined) return this.waiting.get(tenant)?.length ?? 0;
+    let n = 0;
+    for (const q of this.waiting.values()) n += q.length;
+    return n;
+  }
+
+  /**
+   * Resolves with a release function once the tenant may run; rejects with 408 if `deadline`
+   * (epoch ms) passes while waiting, or 429 if the tenant's queue is full.
+   */
+  acquire(tenant: string, deadline: number): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.inFlight -= 1;
+        const left = (this.running.get(tenant) ?? 1) - 1;
+        if (left > 0) this.running.set(tenant, left);
+        else this.running.delete(tenant);
+        this.dispatch();
+      };
+      let timer: NodeJS.Timeout | undefined;
+      const waiter: Waiter = {
+        admit: () => {
+          if (timer) clearTimeout(timer);
+          resolve(release);
+        },
+      };
+      const queue = this.waiting.get(tenant) ?? [];
+      if (queue.length >= this.o.maxQueuedPerTenant) {
+        reject(new ApiError(429, `too many searches of this tenant are waiting (${queue.length}); retry after 1 s`, { 'Retry-After': '1' }));
+        return;
+      }
+      queue.push(waiter);
+      this.waiting.set(tenant, queue);
+      this.dispatch();
+      if (this.isWaiting(tenant, waiter)) {
+        timer = setTimeout(() => {
+          if (this.remove(tenant, waiter)) reject(requestTimeout('the search waited for its turn until the request deadline passed'));
+        }, Math.max(0, deadline - Date.now()));
+      }
+    });
+  }
+
+  private isWaiting(tenant: string, waiter: Waiter): boolean {
+    return this.waiting.get(tenant)?.includes(waiter) ?? false;
+  }
+
+  private remove(tenant: string, waiter: Waiter): boolean {
+    const q = this.waiting.get(tenant);
+    const i = q ? q.indexOf(waiter) : -1;
+    if (!q || i < 0) return false;
+    q.splice(i, 1);
+    if (q.length === 0) this.waiting.delete(tenant);
+    return true;
+  }
+
+  /** Admits waiting searches while there is room, one per tenant in turn. */
+  private dispatch(): void {
+    while (this.inFlight < this.o.maxInFlight) {
+      const tenant = [...this.waiting.keys()].find((t) => (this.running.get(t) ?? 0) < this.o.maxInFlightPerTenant);
+      if (tenant === undefined) return;
+      const q = this.waiting.get(tenant)!;
+      const waiter = q.shift()!;
+      // The tenant goes to the end of the turn order, or leaves it when nothing else waits.
+      this.waiting.delete(tenant);
+      if (q.length > 0) this.waiting.set(tenant, q);
+      this.inFlight += 1;
+      this.running.set(tenant, (this.running.get(tenant) ?? 0) + 1);
+      waiter.admit();
+    }
+  }
+}
+
+/** The middleware: runs the rest of the chain (the search) only once admitted. */
+export function fairAdmission(queue: FairQueue): Middleware {
+  return async function fairAdmissionMiddleware(ctx, next) {
+    const { tenant } = ctx.state.auth as AuthState;
+    const release = await queue.acquire(tenant, ctx.state.deadline ?? Date.now() + 15_000);
+    try {
+      await next();
+    } finally {
+      release();
+    }
+  };
+}
