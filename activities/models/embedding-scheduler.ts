@@ -97,12 +97,21 @@ export class EmbeddingScheduler {
         start: () => {
           o.signal?.removeEventListener('abort', onAbort);
           this.inFlight += 1;
-          call()
-            .then(resolve, reject)
-            .finally(() => {
-              this.inFlight -= 1;
-              this.dispatch();
-            });
+          // The place is free again before the caller hears the outcome.
+          const done = () => {
+            this.inFlight -= 1;
+            this.dispatch();
+          };
+          let pending: Promise<T>;
+          try {
+            pending = call();
+          } catch (err) {
+            pending = Promise.reject(err);
+          }
+          pending.then(
+            (value) => (done(), resolve(value)),
+            (err) => (done(), reject(err)),
+          );
         },
       };
       o.signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,0 +1,102 @@
+/**
+ * The embedding scheduler's order (activities/models/embedding-scheduler.ts): queries before
+ * passages, tenants in turn, each tenant's calls in order, passages not starved, aborted calls
+ * leaving the queue. Calls are promises the test settles by hand, so no timing is involved.
+ */
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'mocha';
+import { CallKind, EmbeddingScheduler } from '../../activities/models/embedding-scheduler';
+
+/** A scheduler whose calls record their start and wait until the test finishes them. */
+function harness(o: { maxInFlight?: number; passageEvery?: number } = {}) {
+  const scheduler = new EmbeddingScheduler({ maxInFlight: o.maxInFlight ?? 1, passageEvery: o.passageEvery });
+  const started: string[] = [];
+  const finishers = new Map<string, () => void>();
+  const submit = (name: string, tenant: string, kind: CallKind, signal?: AbortSignal) =>
+    scheduler.run({ tenant, kind, signal }, () => {
+      started.push(name);
+      return new Promise<string>((resolve) => finishers.set(name, () => resolve(name)));
+    });
+  const flush = () => new Promise((r) => setImmediate(r));
+  /** Finishes the named running call and lets the next one start. */
+  const finish = async (name: string) => {
+    const f = finishers.get(name);
+    assert.ok(f, `${name} is not running (started: ${started.join(', ')})`);
+    f();
+    await flush();
+  };
+  /** Finishes calls in start order until none runs; returns the full start order. */
+  const drain = async () => {
+    for (let i = 0; i < started.length; i++) await finish(started[i]);
+    return started;
+  };
+  return { scheduler, started, submit, finish, drain, flush };
+}
+
+describe('embedding scheduler', () => {
+  it('keeps at most maxInFlight calls at the server', async () => {
+    const h = harness({ maxInFlight: 2 });
+    for (const n of ['a', 'b', 'c', 'd']) void h.submit(n, 't', 'passage');
+    assert.deepEqual(h.started, ['a', 'b']);
+    assert.equal(h.scheduler.running, 2);
+    assert.deepEqual(h.scheduler.pending, { query: 0, passage: 2 });
+    await h.finish('a');
+    assert.deepEqual(h.started, ['a', 'b', 'c']);
+  });
+
+  it('serves waiting queries before waiting passages', async () => {
+    const h = harness();
+    void h.submit('p1', 'up', 'passage');
+    void h.submit('p2', 'up', 'passage');
+    void h.submit('p3', 'up', 'passage');
+    void h.submit('q1', 'searcher', 'query');
+    void h.submit('q2', 'other', 'query');
+    assert.deepEqual(await h.drain(), ['p1', 'q1', 'q2', 'p2', 'p3']);
+  });
+
+  it('gives tenants turns, one call each, keeping each tenant order', async () => {
+    const h = harness();
+    void h.submit('first', 'x', 'passage'); // occupies the server while the others queue
+    for (let i = 1; i <= 3; i++) void h.submit(`a${i}`, 'a', 'passage');
+    void h.submit('b1', 'b', 'passage');
+    void h.submit('c1', 'c', 'passage');
+    void h.submit('b2', 'b', 'passage');
+    assert.deepEqual(await h.drain(), ['first', 'a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
+  });
+
+  it("puts a heavy tenant's queries in turn with a light tenant's", async () => {
+    const h = harness();
+    void h.submit('busy', 'x', 'query');
+    for (let i = 1; i <= 4; i++) void h.submit(`heavy${i}`, 'heavy', 'query');
+    void h.submit('light1', 'light', 'query');
+    const order = await h.drain();
+    assert.equal(order.indexOf('light1'), 2, `light1 goes right after heavy's first call: ${order.join(', ')}`);
+  });
+
+  it('lets one passage call through after passageEvery queries in a row', async () => {
+    const h = harness({ passageEvery: 2 });
+    void h.submit('busy', 'x', 'query');
+    void h.submit('p1', 'up', 'passage');
+    for (let i = 1; i <= 5; i++) void h.submit(`q${i}`, 's', 'query');
+    assert.deepEqual(await h.drain(), ['busy', 'q1', 'q2', 'p1', 'q3', 'q4', 'q5']);
+  });
+
+  it('drops a waiting call whose signal aborts, and never starts it', async () => {
+    const h = harness();
+    void h.submit('busy', 'x', 'passage');
+    const abort = new AbortController();
+    const dropped = h.submit('dropped', 't', 'query', abort.signal);
+    void h.submit('next', 't', 'query');
+    abort.abort(new Error('gave up'));
+    await assert.rejects(dropped, /gave up/);
+    assert.deepEqual(h.scheduler.pending, { query: 1, passage: 0 });
+    assert.deepEqual(await h.drain(), ['busy', 'next']);
+  });
+
+  it('frees the place of a call that fails', async () => {
+    const scheduler = new EmbeddingScheduler({ maxInFlight: 1 });
+    await assert.rejects(scheduler.run({ tenant: 't', kind: 'query' }, async () => Promise.reject(new Error('boom'))), /boom/);
+    assert.equal(await scheduler.run({ tenant: 't', kind: 'query' }, async () => 'ok'), 'ok');
+    assert.equal(scheduler.running, 0);
+  });
+});
