@@ -1,13 +1,16 @@
 /**
  * `npm run keys -- <command>`: the operator's tool for API keys and business ids. It talks to the
- * Weaviate of a running stack (WEAVIATE_HOST / WEAVIATE_HTTP_PORT / WEAVIATE_GRPC_PORT).
+ * Weaviate of a running stack (WEAVIATE_HOST / WEAVIATE_HTTP_PORT / WEAVIATE_GRPC_PORT), with
+ * WEAVIATE_API_KEY or else the key `npm start` keeps in DATA_DIR.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import path from 'node:path';
 import { loadServicesConfig } from '../activities/config';
 import { ApiKeyStore } from '../activities/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
 import { ensureCollections } from '../activities/weaviate/collections';
 import { SCOPES, isScope } from '../api/scopes';
+import { readWeaviateKey, weaviateKeyPath } from './stack/weaviate-key';
 
 function parseScopes(value: string): string[] {
   const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -17,13 +20,14 @@ function parseScopes(value: string): string[] {
 }
 
 async function withStore<T>(fn: (store: ApiKeyStore) => Promise<T>): Promise<T> {
-  const config = loadServicesConfig();
+  const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
+  const config = loadServicesConfig({ ...process.env, WEAVIATE_API_KEY: process.env.WEAVIATE_API_KEY || readWeaviateKey(dataDir) });
   try {
     const { host, httpPort, grpcPort } = config.weaviate;
     const client = await connectWeaviate(config.weaviate).catch((err) => {
       throw new Error(
         `cannot reach Weaviate at ${host}:${httpPort} (gRPC ${grpcPort}): ${err.message}. Is the stack running (npm start)? ` +
-          'Otherwise set WEAVIATE_HOST, WEAVIATE_HTTP_PORT and WEAVIATE_GRPC_PORT.',
+          `Otherwise set WEAVIATE_HOST, WEAVIATE_HTTP_PORT and WEAVIATE_GRPC_PORT, and WEAVIATE_API_KEY or DATA_DIR (the key is read from ${weaviateKeyPath(dataDir)}).`,
       );
     });
     await ensureCollections(client);

@@ -13,6 +13,7 @@ export function connectWeaviate(config: ServicesConfig['weaviate']): Promise<Wea
       port: config.httpPort,
       grpcPort: config.grpcPort,
       timeout: { init: 5, query: 30, insert: 90 },
+      authCredentials: config.apiKey ? new weaviate.ApiKey(config.apiKey) : undefined,
     })
     .catch((err) => {
       clientPromise = undefined; // the next call tries again instead of caching the failure

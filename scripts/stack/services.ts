@@ -133,9 +133,14 @@ export interface WeaviateOptions {
   dataPort: number;
   raftPort: number;
   raftRpcPort: number;
+  /** Weaviate's API key, also the password of its cluster API (scripts/stack/weaviate-key.ts). */
+  apiKey: string;
   dataDir: string;
   logDir: string;
 }
+
+/** The user name Weaviate logs for its API key, and the user of its cluster API. */
+export const WEAVIATE_USER = 'support-ai';
 
 export async function startWeaviate(o: WeaviateOptions): Promise<Service> {
   fs.mkdirSync(o.dataDir, { recursive: true });
@@ -155,7 +160,13 @@ export async function startWeaviate(o: WeaviateOptions): Promise<Service> {
 /** Weaviate's environment; docker-compose.yml sets the same keys (test/integration/compose.test.ts checks). */
 export function weaviateEnv(o: WeaviateOptions, hostname: string): Record<string, string> {
   return {
-    AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED: 'true',
+    AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED: 'false',
+    AUTHENTICATION_APIKEY_ENABLED: 'true',
+    AUTHENTICATION_APIKEY_ALLOWED_KEYS: o.apiKey,
+    AUTHENTICATION_APIKEY_USERS: WEAVIATE_USER,
+    // The cluster API listens on every interface whatever CLUSTER_BIND_ADDR says (README, Security).
+    CLUSTER_BASIC_AUTH_USERNAME: WEAVIATE_USER,
+    CLUSTER_BASIC_AUTH_PASSWORD: o.apiKey,
     PERSISTENCE_DATA_PATH: o.dataDir,
     DEFAULT_VECTORIZER_MODULE: 'none',
     ENABLE_MODULES: '',

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { provisionAll } from './provision';
 import { Service, assertPortFree, freePort, startEmbeddings, startTemporal, startWeaviate, stopService } from './services';
+import { ensureWeaviateKey } from './weaviate-key';
 
 export interface StackPorts {
   temporal: number;
@@ -112,6 +113,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     await assertPortFree(o.ports[key], key, setting);
   }
   const logDir = path.join(o.dataDir, 'logs');
+  const weaviateKey = ensureWeaviateKey(o.dataDir);
   const services: Service[] = [];
   const stop = async () => {
     await Promise.all(services.reverse().map((s) => stopService(s)));
@@ -135,6 +137,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
         dataPort: o.ports.weaviateData,
         raftPort: o.ports.weaviateRaft,
         raftRpcPort: o.ports.weaviateRaftRpc,
+        apiKey: weaviateKey,
         dataDir: path.join(o.dataDir, 'weaviate'),
         logDir,
       }).then((s) => (services.push(s), s)),
@@ -154,6 +157,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     WEAVIATE_HOST: '127.0.0.1',
     WEAVIATE_HTTP_PORT: String(o.ports.weaviateHttp),
     WEAVIATE_GRPC_PORT: String(o.ports.weaviateGrpc),
+    WEAVIATE_API_KEY: weaviateKey,
     EMBEDDINGS_URL: process.env.EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.embeddings}/v1`,
   };
   if (!o.headless) env.TEMPORAL_UI_URL = `http://127.0.0.1:${o.ports.temporalUi}`;

@@ -45,7 +45,9 @@ const flagValues = (command: string[], flag: string): string[] =>
 const imageTag = (name: string) => service(name).image.split(':').pop();
 
 /** What the services need to reach one another (activities/config.ts, loadServicesConfig). */
-const SERVICE_VARIABLES = ['TEMPORAL_ADDRESS', 'WEAVIATE_HOST', 'WEAVIATE_HTTP_PORT', 'WEAVIATE_GRPC_PORT', 'EMBEDDINGS_URL'];
+const SERVICE_VARIABLES = ['TEMPORAL_ADDRESS', 'WEAVIATE_HOST', 'WEAVIATE_HTTP_PORT', 'WEAVIATE_GRPC_PORT', 'WEAVIATE_API_KEY', 'EMBEDDINGS_URL'];
+/** The key compose takes from the shell or .env; it refuses to start without it. */
+const KEY_REFERENCE = /^\$\{WEAVIATE_API_KEY:\?[^}]+\}$/;
 
 describe('docker-compose.yml', () => {
   it('has the five services of the stack', () => {
@@ -85,11 +87,16 @@ describe('docker-compose.yml', () => {
 
   it('gives Weaviate exactly the environment keys of weaviateEnv()', () => {
     const expected = weaviateEnv(
-      { bin: 'weaviate-server', httpPort: 1, grpcPort: 2, gossipPort: 3, dataPort: 4, raftPort: 5, raftRpcPort: 6, dataDir: 'data', logDir: 'logs' },
+      { bin: 'weaviate-server', httpPort: 1, grpcPort: 2, gossipPort: 3, dataPort: 4, raftPort: 5, raftRpcPort: 6, apiKey: 'the-key', dataDir: 'data', logDir: 'logs' },
       'node1',
     );
     const env = envOf('weaviate');
     assert.deepEqual(Object.keys(env).sort(), Object.keys(expected).sort());
+    // The same authentication: the API key, no anonymous access, the key guarding the cluster API too.
+    for (const [name, value] of Object.entries(expected)) {
+      if (value === 'the-key') assert.match(env[name] ?? '', KEY_REFERENCE, `${name} is the WEAVIATE_API_KEY of the shell or .env`);
+      else if (/^(AUTHENTICATION|CLUSTER_BASIC_AUTH)_/.test(name)) assert.equal(env[name], value, name);
+    }
     // The ports it is told to use are the ones the worker and API are pointed at.
     const worker = envOf('worker');
     assert.equal(env.GRPC_PORT, worker.WEAVIATE_GRPC_PORT);
@@ -105,6 +112,7 @@ describe('docker-compose.yml', () => {
         assert.ok(configSource.includes(`env.${variable}`) || configSource.includes(`'${variable}'`), `activities/config.ts no longer reads ${variable}`);
         assert.ok(typeof env[variable] === 'string' && env[variable] !== '', `${name} lacks ${variable}`);
       }
+      assert.match(env.WEAVIATE_API_KEY ?? '', KEY_REFERENCE, `${name} uses the key Weaviate accepts`);
       const config = loadServicesConfig(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== null)) as NodeJS.ProcessEnv);
       assert.equal(config.temporal.address.split(':')[0], 'temporal');
       assert.equal(config.weaviate.host, 'weaviate');
@@ -113,6 +121,17 @@ describe('docker-compose.yml', () => {
       assert.ok(commandOf(name).join(' ').includes(`${name}/${name === 'api' ? 'server' : 'main'}.ts`));
     });
   }
+
+  it('publishes ports on 127.0.0.1 only, and never the Weaviate cluster ports', () => {
+    for (const [name, { ports = [] }] of Object.entries(compose.services)) {
+      for (const port of ports) assert.match(port, /^127\.0\.0\.1:\d+:\d+$/, `${name} publishes ${port} beyond loopback`);
+    }
+    const env = envOf('weaviate');
+    const published = (service('weaviate').ports ?? []).map((p) => p.split(':').pop());
+    for (const name of ['CLUSTER_GOSSIP_BIND_PORT', 'CLUSTER_DATA_BIND_PORT', 'RAFT_PORT', 'RAFT_INTERNAL_RPC_PORT']) {
+      assert.ok(!published.includes(env[name]!), `${name} is published`);
+    }
+  });
 
   it('lets the API listen on all interfaces of its container, on the published port', () => {
     const env = envOf('api');
