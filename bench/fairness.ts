@@ -40,10 +40,14 @@ interface Options {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The setup uploads; on a busy machine an attempt may time out (504), and uploads are idempotent. */
 async function uploadAll(client: ApiClient, threads: StackFaqThread[]): Promise<void> {
-  for (const chunk of chunks(threads.map(stackFaqCase), 200)) {
-    const res = await client.upload('/v1/cases', { data: chunk });
-    if (res.result !== 'success') throw new Error(`case upload was ${res.result}`);
+  for (const chunk of chunks(threads.map(stackFaqCase), 50)) {
+    for (let attempt = 1; ; attempt++) {
+      const res = await client.request('POST', '/v1/cases', { data: chunk }, { retry408: true });
+      if (res.status === 200 && res.body.result === 'success') break;
+      if (res.status !== 504 || attempt === 3) throw new Error(`case upload answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    }
   }
 }
 

@@ -16,8 +16,11 @@ import { truncateToWindow } from './token-window';
 export type EmbeddingInput = 'query' | 'passage';
 
 export interface Embedder {
-  /** `tenant` is whose turn the call takes in the scheduler (calls without one share a turn). */
-  embed(args: { texts: string[]; inputType: EmbeddingInput; tenant?: string; signal?: AbortSignal }): Promise<number[][]>;
+  /**
+   * `tenant` is whose turn the call takes in the scheduler (calls without one share a turn).
+   * `onBatch` runs after each batch of passages, e.g. to heartbeat while a long list waits its turns.
+   */
+  embed(args: { texts: string[]; inputType: EmbeddingInput; tenant?: string; signal?: AbortSignal; onBatch?: () => void }): Promise<number[][]>;
   readonly model: string;
 }
 
@@ -37,11 +40,22 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
   const scheduler = new EmbeddingScheduler({ maxInFlight });
 
   async function call(input: string[], inputType: EmbeddingInput, signal?: AbortSignal): Promise<number[][]> {
-    const res = await client.embeddings.create(
-      // input_type is the E5 server's extension; other servers ignore it.
-      { model: config.model, input, encoding_format: 'float', input_type: inputType } as OpenAI.EmbeddingCreateParams,
-      { signal },
-    );
+    // A signal of its own per call, unlinked afterwards: an activity makes many calls with one
+    // signal, and the HTTP client never removes the listener it adds.
+    const own = new AbortController();
+    const forward = () => own.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    signal?.addEventListener('abort', forward, { once: true });
+    let res;
+    try {
+      res = await client.embeddings.create(
+        // input_type is the E5 server's extension; other servers ignore it.
+        { model: config.model, input, encoding_format: 'float', input_type: inputType } as OpenAI.EmbeddingCreateParams,
+        { signal: own.signal },
+      );
+    } finally {
+      signal?.removeEventListener('abort', forward);
+    }
     const ordered = [...res.data].sort((a, b) => a.index - b.index);
     if (ordered.length !== input.length) throw new Error(`embedding server returned ${ordered.length} vectors for ${input.length} inputs`);
     return ordered.map((d) => d.embedding);
@@ -61,12 +75,13 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
 
   return {
     model: config.model,
-    async embed({ texts, inputType, tenant = '', signal }) {
+    async embed({ texts, inputType, tenant = '', signal, onBatch }) {
       if (inputType === 'query') return embedQueries(texts, tenant, signal);
       const vectors: number[][] = [];
       for (let i = 0; i < texts.length; i += config.batchSize) {
         const batch = texts.slice(i, i + config.batchSize);
         vectors.push(...(await scheduler.run({ tenant, kind: 'passage', signal }, () => call(batch, 'passage', signal))));
+        onBatch?.();
       }
       return vectors;
     },

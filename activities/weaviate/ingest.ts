@@ -70,7 +70,7 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
       return [{ article, passages, language }];
     });
     const texts = prepared.flatMap(({ article, passages }) => passages.map((p) => [article.title, p.heading, p.text].filter(Boolean).join('\n')));
-    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal });
+    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => heartbeat({ stored }) });
     let v = 0;
     const objects: NewObject[] = [];
     const owners: string[] = [];
@@ -136,7 +136,7 @@ export async function upsertCases(deps: Deps, input: { tenant: string; cases: Ca
   let stored = 0;
   for (const group of groups(input.cases)) {
     const texts = group.map((c) => caseText(c).embedding);
-    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal });
+    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => heartbeat({ stored }) });
     const objects = group.map((c, i) => ({ id: objectId(input.tenant, 'case', c.id), vectors: vectors[i], properties: caseProperties(c) }));
     const errors = await insert(collection, objects);
     for (const [i, message] of errors) failed.push({ id: group[i].id, error: message });
