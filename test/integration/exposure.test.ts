@@ -129,7 +129,7 @@ describe('exposure: Weaviate authentication and loopback-only ports', function (
       stack = await startStack({ dataDir, ports, headless: false });
       return stack;
     } finally {
-      process.env.EMBEDDINGS_URL = external;
+      if (external !== undefined) process.env.EMBEDDINGS_URL = external;
     }
   }
 
