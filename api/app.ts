@@ -6,6 +6,8 @@ import type { KeyVerifier } from './middlewares/auth';
 import { jsonBody } from './middlewares/body';
 import { errorHandler } from './middlewares/error-handler';
 import { allowedMethods } from './middlewares/methods';
+import { authFailureLimit } from './middlewares/rate-limit';
+import { SharedWindowCounter } from './rate-limiter';
 import { requestContext } from './middlewares/request-context';
 import type { Logger } from './logger';
 import type { ReadinessReport } from './readiness';
@@ -13,14 +15,17 @@ import { createRouter } from './routes';
 import type { WorkflowRunner } from './workflow-runner';
 
 export interface ApiLimits {
-  /** Requests per key per minute. */
+  /** Requests per key per minute, across the instances sharing a rate counter store. */
   rateLimitPerMinute: number;
+  /** Requests with an invalid key per client address per minute before it gets 429. */
+  authFailuresPerMinute: number;
   /** Default deadlines per kind of endpoint, in ms. */
   deadlines: { upload: number; search: number; model: number };
 }
 
 export const DEFAULT_LIMITS: ApiLimits = {
   rateLimitPerMinute: 600,
+  authFailuresPerMinute: 30,
   deadlines: { upload: 120_000, search: 15_000, model: 60_000 },
 };
 
@@ -30,17 +35,23 @@ export interface AppDeps {
   readiness: () => Promise<ReadinessReport>;
   logger: Logger;
   limits?: Partial<ApiLimits>;
+  /** Request counts per minute, shared across instances when it has a store; else per instance. */
+  rateCounter?: SharedWindowCounter;
+  /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
+  trustProxy?: boolean;
 }
 
-export type RouteDeps = Omit<AppDeps, 'limits' | 'logger'> & { limits: ApiLimits };
+export type RouteDeps = Omit<AppDeps, 'limits' | 'logger' | 'rateCounter' | 'trustProxy'> & { limits: ApiLimits; rateCounter: SharedWindowCounter };
 
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: false });
+  const app = new Koa({ proxy: deps.trustProxy ?? false });
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
-  const router = createRouter({ runner: deps.runner, verifier: deps.verifier, readiness: deps.readiness, limits });
+  const rateCounter = deps.rateCounter ?? new SharedWindowCounter({ windowMs: 60_000 });
+  const router = createRouter({ runner: deps.runner, verifier: deps.verifier, readiness: deps.readiness, limits, rateCounter });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
   app.use(jsonBody());
+  app.use(authFailureLimit({ max: limits.authFailuresPerMinute, counter: rateCounter }));
   app.use(router.routes());
   app.use(allowedMethods(router));
   app.on('error', (err) => deps.logger.error({ err }, 'unhandled application error'));

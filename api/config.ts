@@ -8,6 +8,7 @@ export function loadApiLimits(env: NodeJS.ProcessEnv = process.env): ApiLimits {
   const d = DEFAULT_LIMITS.deadlines;
   return {
     rateLimitPerMinute: positiveEnv(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_LIMITS.rateLimitPerMinute),
+    authFailuresPerMinute: positiveEnv(env, 'AUTH_FAILURES_PER_MINUTE', DEFAULT_LIMITS.authFailuresPerMinute),
     deadlines: {
       upload: positiveEnv(env, 'DEADLINE_UPLOAD_MS', d.upload),
       search: positiveEnv(env, 'DEADLINE_SEARCH_MS', d.search),

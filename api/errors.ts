@@ -60,8 +60,8 @@ export const methodNotAllowed = (method: string, path: string, allow: string[]) 
   new ApiError(405, `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}`, { Allow: allow.join(', ') });
 export const payloadTooLarge = (message: string) => new ApiError(413, message);
 export const unsupportedMediaType = (message: string) => new ApiError(415, message);
-export const tooManyRequests = (retryAfterSeconds: number) =>
-  new ApiError(429, `rate limit exceeded; retry after ${retryAfterSeconds} s`, {
+export const tooManyRequests = (retryAfterSeconds: number, reason = 'rate limit exceeded') =>
+  new ApiError(429, `${reason}; retry after ${retryAfterSeconds} s`, {
     'Retry-After': String(retryAfterSeconds),
   });
 export const internal = (message = 'internal error') => new ApiError(500, message);

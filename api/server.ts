@@ -4,16 +4,18 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import type { Server } from 'node:http';
-import { loadServicesConfig } from '../activities/config';
+import { loadServicesConfig, positiveEnv } from '../activities/config';
 import { createChatGateway } from '../activities/models/chat';
 import { ApiKeyStore } from '../activities/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
 import { ensureCollections } from '../activities/weaviate/collections';
+import { WeaviateRateCounts } from '../activities/weaviate/rate-counts';
 import { createApp } from './app';
 import { listen } from './http-server';
 import { loadApiLimits } from './config';
 import { logger } from './logger';
 import { cachedVerifier } from './middlewares/auth';
+import { SharedWindowCounter } from './rate-limiter';
 import { createReadiness } from './readiness';
 import { WorkflowRunner } from './workflow-runner';
 
@@ -26,18 +28,28 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   const weaviate = () => connectWeaviate(config.weaviate);
   // The key store's collections must exist even when the API starts before any worker.
   await ensureCollections(await weaviate());
+  // Per-key and per-address counts are shared with every instance using the same Weaviate.
+  const rateCounter = new SharedWindowCounter({
+    windowMs: 60_000,
+    store: new WeaviateRateCounts(weaviate),
+    syncMs: positiveEnv(env, 'RATE_LIMIT_SYNC_MS', 500),
+    logger,
+  });
   const app = createApp({
     runner: new WorkflowRunner(temporal, config.temporal.taskQueue),
     verifier: cachedVerifier(new ApiKeyStore(weaviate), Number(env.KEY_CACHE_TTL_MS ?? 10_000)),
     readiness: createReadiness({ temporal, weaviate, config, chat: createChatGateway(config.chat) }),
     logger,
     limits: loadApiLimits(env),
+    rateCounter,
+    trustProxy: env.TRUST_PROXY === 'true',
   });
   const server = await listen(app, port, env.API_HOST ?? '127.0.0.1');
   logger.info({ port }, 'API listening');
   return {
     server,
     async close() {
+      rateCounter.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await connection.close();
       await closeWeaviate();

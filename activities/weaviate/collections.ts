@@ -13,6 +13,7 @@ export const COLLECTIONS = {
   incident: 'Incident',
   apiKey: 'ApiKey',
   business: 'Business',
+  rateCount: 'RateCount',
 } as const;
 
 const text = (name: string) => ({ name, dataType: dataType.TEXT, tokenization: tokenization.WORD });
@@ -98,6 +99,12 @@ const SPECS: CollectionSpec[] = [
     name: COLLECTIONS.business,
     multiTenant: false,
     properties: [keyword('businessId'), keyword('tenant')],
+  },
+  {
+    // Rate-limit counts shared by the API instances (activities/weaviate/rate-counts.ts).
+    name: COLLECTIONS.rateCount,
+    multiTenant: false,
+    properties: [keyword('subject'), int('window'), keyword('instance'), int('count')],
   },
 ];
 

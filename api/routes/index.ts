@@ -28,7 +28,7 @@ export function createRouter(deps: RouteDeps): Router {
     ctx.body = openapi;
   });
 
-  const routeDeps = { ...deps, rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, windowMs: 60_000 }) };
+  const routeDeps = { ...deps, rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, counter: deps.rateCounter }) };
   for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, pendingRoutes]) mount(router, routeDeps);
   return router;
 }
