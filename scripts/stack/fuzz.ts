@@ -5,7 +5,8 @@
  * when schemathesis reports any failure. Its settings are in test/fuzz/schemathesis.toml; extra
  * arguments go to schemathesis, e.g. `--seed <n>` or `--include-path /v1/cases`.
  *
- * The API runs with its normal settings except two: the rate limit is raised so the fuzzer is not
+ * The API runs with its normal settings except two: the rate limits (per key, and of failed
+ * authentications per address, which the auth checks cause) are raised so the fuzzer is not
  * answered 429 instead of being tested, and the upload and model deadlines are shortened to stay
  * below the fuzzer's request timeout (a slow answer is then the documented 408, not a timeout).
  */
@@ -19,8 +20,13 @@ import { exitWith, withTestStack } from './test-stack';
 
 /** Where schemathesis's settings are: checks, examples per operation, workers, request timeout. */
 const CONFIG_FILE = path.resolve(__dirname, '../../test/fuzz/schemathesis.toml');
-/** Below the fuzzer's request timeout (30 s), so slow work answers the documented 408. */
-const API_SETTINGS = { RATE_LIMIT_PER_MINUTE: '1000000', DEADLINE_UPLOAD_MS: '20000', DEADLINE_MODEL_MS: '20000' };
+/** Deadlines below the fuzzer's request timeout (30 s), so slow work answers the documented 408. */
+const API_SETTINGS = {
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  AUTH_FAILURES_PER_MINUTE: '1000000',
+  DEADLINE_UPLOAD_MS: '20000',
+  DEADLINE_MODEL_MS: '20000',
+};
 
 function schemathesisArgs(o: { baseUrl: string; reportFile: string }): string[] {
   return [
