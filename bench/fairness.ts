@@ -35,6 +35,7 @@ interface Options {
   searches: number;
   intervalMs: number;
   neighbourPerMinute: number;
+  phaseMaxSeconds: number;
   out: string;
 }
 
@@ -51,9 +52,13 @@ async function uploadAll(client: ApiClient, threads: StackFaqThread[]): Promise<
   }
 }
 
-/** The measured tenant's searches: `count` StackFAQ queries, one at a time every `intervalMs`. */
+/**
+ * The measured tenant's searches: `searches` StackFAQ queries, one at a time every `intervalMs`,
+ * or fewer if the phase reaches `phaseMaxSeconds` (when each search takes seconds).
+ */
 function victimRun(client: ApiClient, queries: string[], o: Options, offset: number): Promise<Sample[]> {
-  return closedLoop(o.searches, o.intervalMs, (i) => client.raw('POST', '/v1/search/cases', { query: queries[(offset + i) % queries.length], offset: 0, limit: 10 }));
+  const send = (i: number) => client.raw('POST', '/v1/search/cases', { query: queries[(offset + i) % queries.length], offset: 0, limit: 10 });
+  return closedLoop(o.searches, o.intervalMs, send, o.phaseMaxSeconds * 1000);
 }
 
 async function phase<T>(label: string, start: () => T, stop: (load: T) => Promise<unknown>, victim: () => Promise<Sample[]>, rampMs: number) {
@@ -127,7 +132,7 @@ async function run(app: InProcessApp, o: Options) {
   const ratio = (m: { p50_ms: number; p95_ms: number }) => ({ p50: round(m.p50_ms / idle.measured.p50_ms, 2), p95: round(m.p95_ms / idle.measured.p95_ms, 2) });
   return {
     protocol: {
-      measured_tenant: `one search at a time every ${o.intervalMs} ms, ${o.searches} per phase, StackFAQ group B queries over the 125 threads as cases`,
+      measured_tenant: `one search at a time every ${o.intervalMs} ms, ${o.searches} per phase (fewer if a phase reaches ${o.phaseMaxSeconds} s), StackFAQ group B queries over the 125 threads as cases`,
       search_neighbour: `one key, ${o.neighbourPerMinute} searches a minute evenly spaced, its own copy of the cases`,
       upload_neighbour: `${UPLOAD_LANES} uploads of ${UPLOAD_CHUNK} StackFAQ threads as cases in flight, new ids every round`,
       long_query_neighbour: '{"query": 10,000 x U+1F600, "limit": 1} every second, at most 4 in flight',
@@ -151,6 +156,7 @@ async function main(): Promise<void> {
     .option('--searches <n>', 'searches of the measured tenant per phase', positiveInt, 120)
     .option('--interval-ms <n>', 'pace of the measured tenant: one search started every n ms', positiveInt, 500)
     .option('--neighbour-per-minute <n>', "the search neighbour's rate (the API's default limit per key is 600)", positiveInt, 600)
+    .option('--phase-max-seconds <n>', "a phase ends after this long even if the measured tenant's searches are not all done", positiveInt, 180)
     .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/fairness.json')
     .parse()
     .opts<Options>();

@@ -54,11 +54,12 @@ export async function timed(send: () => Promise<{ status: number }>): Promise<Sa
 
 /**
  * `count` requests, one at a time, each started `intervalMs` after the previous one started (or
- * right after it ended, when it took longer).
+ * right after it ended, when it took longer); fewer when `maxMs` has passed first.
  */
-export async function closedLoop(count: number, intervalMs: number, send: (i: number) => Promise<{ status: number }>): Promise<Sample[]> {
+export async function closedLoop(count: number, intervalMs: number, send: (i: number) => Promise<{ status: number }>, maxMs = Infinity): Promise<Sample[]> {
   const samples: Sample[] = [];
-  for (let i = 0; i < count; i++) {
+  const end = performance.now() + maxMs;
+  for (let i = 0; i < count && performance.now() < end; i++) {
     const started = performance.now();
     samples.push(await timed(() => send(i)));
     const rest = intervalMs - (performance.now() - started);
