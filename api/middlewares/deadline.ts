@@ -7,9 +7,10 @@ import { badRequest } from '../errors';
  */
 export function deadline(defaultMs: number): Middleware {
   return async function deadlineMiddleware(ctx, next) {
+    const present = ctx.headers['request-timeout'] !== undefined;
     const header = ctx.get('Request-Timeout').trim();
     let ms = defaultMs;
-    if (header) {
+    if (present) {
       const seconds = Number(header);
       if (!Number.isFinite(seconds) || seconds <= 0) throw badRequest('header Request-Timeout must be a positive number of seconds');
       ms = Math.min(defaultMs, seconds * 1000);

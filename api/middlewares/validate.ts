@@ -74,8 +74,11 @@ export function validate(operation: Operation): Middleware<ValidatedState> {
 
     const headers: Record<string, string | number | undefined> = {};
     for (const { name } of operation.headers ?? []) {
+      // A header sent with nothing in it is a mistake, not an absent header.
+      if (ctx.headers[name.toLowerCase()] === undefined) continue;
       const value = ctx.get(name).trim();
-      if (value !== '') headers[name] = value;
+      if (value === '') throw badRequest(`header ${name} must not be empty`);
+      headers[name] = value;
     }
     if (!validateHeaders(headers)) throw badRequest(firstErrorMessage(validateHeaders, 'header'));
 

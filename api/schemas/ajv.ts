@@ -16,11 +16,15 @@ import { exceedsDepth } from './json-walk';
 
 const baseOptions: Options = {
   strict: true,
+  // Cross-field rules (`anyOf`/`not` of `required`) name properties declared beside them.
+  strictRequired: false,
   allErrors: false,
   removeAdditional: true,
   useDefaults: true,
   // `type: ['string', 'null']` is how 2020-12 (and OpenAPI 3.1) spell a nullable field.
   allowUnionTypes: true,
+  // Errors carry the schema they failed, so a cross-field rule can name its own message.
+  verbose: true,
 };
 
 function createAjv(options: Options): Ajv2020 {
@@ -34,6 +38,8 @@ function createAjv(options: Options): Ajv2020 {
     validate: (limit: number, data: unknown) => !exceedsDepth(data, limit),
     errors: false,
   });
+  // `x-message` beside `anyOf`/`not`: the message of a cross-field rule (common.ts `anyOfRule`).
+  ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
   return ajv;
 }
 
@@ -136,8 +142,18 @@ export function formatAjvError(err: ErrorObject, root: string): string {
   return `${subject} ${errorText(err)}`;
 }
 
-/** The message for a failed validation: the first error, formatted by `formatAjvError`. */
+/** The message a cross-field rule gives for itself, if the error is about one. */
+const ruleMessage = (err: ErrorObject) => (err.parentSchema as { 'x-message'?: string } | undefined)?.['x-message'];
+
+/**
+ * The message for a failed validation: a broken cross-field rule's own message (its `anyOf`
+ * error comes after the errors of its alternatives), else the first error, formatted by
+ * `formatAjvError`.
+ */
 export function firstErrorMessage(validateFn: ValidateFunction, root: string): string {
-  const [first] = validateFn.errors ?? [];
+  const errors = validateFn.errors ?? [];
+  const rule = errors.find((err) => (err.keyword === 'anyOf' || err.keyword === 'not') && ruleMessage(err));
+  if (rule) return ruleMessage(rule)!;
+  const [first] = errors;
   return first ? formatAjvError(first, root) : `${root || 'request body'} is invalid`;
 }

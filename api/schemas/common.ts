@@ -19,6 +19,11 @@ export const LIMITS = {
   url: 2048,
   /** Search texts, questions, feedback, rule descriptions. */
   query: 10_000,
+  /**
+   * The search text of a GET request: 1,000 characters of any script stay under the 16 KB the
+   * server reads of a request line and headers (up to 12 bytes each once percent-encoded).
+   */
+  urlQuery: 1_000,
   /** Bodies, descriptions, comments, conversation messages, model outputs. */
   text: 1_000_000,
   /** Items per upload request (articles, cases, article deletions). */
@@ -35,10 +40,30 @@ export const MAX_EXACT_INTEGER = Number.MAX_SAFE_INTEGER;
 /** Only web links: `javascript:`, `data:`, `file:` and other schemes are refused in every URL field. */
 export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://';
 
+/** A string with at least one character that is not whitespace. */
+export const NOT_BLANK_PATTERN = '\\S';
+
 /** What a failed `pattern` says, per pattern, in words a client can act on. */
 export const PATTERN_MESSAGES: Record<string, string> = {
   [HTTP_URL_PATTERN]: 'must be an http or https URL',
+  [NOT_BLANK_PATTERN]: 'must not be blank',
 };
+
+/**
+ * A cross-field rule stated in the schema, so the OpenAPI document shows it and validation enforces
+ * it: `anyOf` the given alternatives, or `not` the given shape. `x-message` is what a client reads
+ * when the rule is broken (ajv.ts).
+ */
+export const anyOfRule = <const B extends readonly object[]>(message: string, branches: B) => ({ anyOf: branches, 'x-message': message });
+export const notRule = <const N extends object>(message: string, shape: N) => ({ not: shape, 'x-message': message });
+
+/** An object whose property `name` is sent and not blank. */
+export const presentNotBlank = <const K extends string>(name: K) =>
+  ({ type: 'object', required: [name], properties: { [name]: { type: 'string', pattern: NOT_BLANK_PATTERN } } }) as {
+    type: 'object';
+    required: [K];
+    properties: { [P in K]: { type: 'string'; pattern: typeof NOT_BLANK_PATTERN } };
+  };
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 

@@ -1,6 +1,6 @@
 /** POST /v1/control/autoeval/evaluate: grade one model output against rules. */
 import type { FromSchema } from 'json-schema-to-ts';
-import { id, list, LIMITS, nonEmpty, oneOf, str } from './common';
+import { id, LIMITS, list, nonEmpty, notRule, oneOf, str } from './common';
 
 export const RULE_SEVERITIES = ['critical', 'warning', 'info'] as const;
 export const VERDICTS = ['correct', 'defect'] as const;
@@ -38,6 +38,7 @@ export const EvaluateRequestSchema = {
     'the `default` use case. Sending both `rules` and `use_case` is a 400.',
   required: ['messages', 'output'],
   additionalProperties: false,
+  ...notRule('send either /rules or /use_case, not both', { type: 'object', required: ['rules', 'use_case'] }),
   properties: {
     /** The input: system prompt and user prompt or conversation. */
     messages: {

@@ -20,27 +20,53 @@ export interface OpenApiDocument extends Json {
 
 const COMPONENT_PREFIX = '#/components/schemas/';
 
-/** A copy of a schema in OpenAPI form: no `$id`, `$ref: 'Id'` pointing into `components.schemas`. */
-function toOpenApi(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toOpenApi);
+/**
+ * A copy of a schema in OpenAPI form: no `$id`, `$ref: 'Id'` pointing into `components.schemas`.
+ * In request schemas `additionalProperties: false` is left out: the API ignores unknown fields
+ * (validation removes them), so the document must not call a body with one invalid. Responses keep it.
+ */
+function toOpenApi(value: unknown, request = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => toOpenApi(item, request));
   if (typeof value !== 'object' || value === null) return value;
   const out: Json = {};
   for (const [key, child] of Object.entries(value)) {
-    if (key === '$id') continue;
+    if (key === '$id' || (request && key === 'additionalProperties' && child === false)) continue;
     const isExternalRef = key === '$ref' && typeof child === 'string' && !child.startsWith('#');
-    out[key] = isExternalRef ? COMPONENT_PREFIX + child : toOpenApi(child);
+    out[key] = isExternalRef ? COMPONENT_PREFIX + child : toOpenApi(child, request);
   }
   return out;
 }
 
+/** The ids of the named schemas that `schemas` reference, directly or through each other. */
+function referencedIds(schemas: readonly unknown[]): Set<string> {
+  const byId = new Map(namedSchemas.map((schema) => [schema.$id, schema]));
+  const found = new Set<string>();
+  const stack = [...schemas];
+  while (stack.length) {
+    const value = stack.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '$ref' && typeof child === 'string' && byId.has(child) && !found.has(child)) {
+        found.add(child);
+        stack.push(byId.get(child));
+      } else stack.push(child);
+    }
+  }
+  return found;
+}
+
+/** Named schemas that describe responses (and keep `additionalProperties: false`). */
+const responseIds = referencedIds([ErrorBodySchema, ...operations.map((op) => op.success.schema)].map((schema) => ({ $ref: schema.$id })));
+const isRequestSchema = (schema: AnySchemaObject) => !responseIds.has(schema.$id as string);
+
 /** A `$ref` to a named schema, or the schema itself in OpenAPI form. */
-const schemaRef = (schema: AnySchemaObject): unknown =>
-  typeof schema.$id === 'string' ? { $ref: COMPONENT_PREFIX + schema.$id } : toOpenApi(schema);
+const schemaRef = (schema: AnySchemaObject, request: boolean): unknown =>
+  typeof schema.$id === 'string' ? { $ref: COMPONENT_PREFIX + schema.$id } : toOpenApi(schema, request);
 
 /** The schema of a parameter, without the description (the parameter carries it). */
-const bareSchema = ({ description: _description, ...schema }: AnySchemaObject) => toOpenApi(schema);
+const bareSchema = ({ description: _description, ...schema }: AnySchemaObject) => toOpenApi(schema, true);
 
-const jsonContent = (schema: AnySchemaObject) => ({ 'application/json': { schema: schemaRef(schema) } });
+const jsonContent = (schema: AnySchemaObject, request = false) => ({ 'application/json': { schema: schemaRef(schema, request) } });
 const jsonResponse = (description: string, schema: AnySchemaObject) => ({ description, content: jsonContent(schema) });
 
 const headerObject = (spec: HeaderSpec) => ({
@@ -60,10 +86,13 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, (op: Operation) => string> = {
   408: () =>
     "The request's deadline (the endpoint's default, or a shorter `Request-Timeout`) passed before the work " +
     'finished. Upload work keeps running to completion: nothing is lost.',
-  413: () =>
-    `The request body exceeds 10 MB, or an upload carries more than ${LIMITS.uploadItems.toLocaleString('en-US')} items.`,
+  413: (op) =>
+    op.bodyEnvelope
+      ? `The request body exceeds 10 MB, or the upload carries more than ${LIMITS.uploadItems.toLocaleString('en-US')} items.`
+      : 'The request body exceeds 10 MB.',
   415: () => 'The request body is not `application/json` (or its `Content-Encoding` is not gzip, deflate or identity).',
-  429: () => 'Rate limit of the API key exceeded; retry after `Retry-After` seconds.',
+  429: () =>
+    'Rate limit of the API key exceeded, or too many requests with invalid keys from the client address; retry after `Retry-After` seconds.',
   431: () => 'The request line or headers exceed 16 KB.',
   500: () => 'Internal error. Details are logged, never returned.',
   501: () => 'The operation is validated and authorised but not implemented yet.',
@@ -111,7 +140,7 @@ function operationObject(op: Operation): Json {
     summary: op.summary,
     description: `${op.description}\n\nRequires the API-key scope \`${op.scope}\`.`,
     ...(params.length ? { parameters: params } : {}),
-    ...(op.body ? { requestBody: { required: true, content: jsonContent(op.body) } } : {}),
+    ...(op.body ? { requestBody: { required: true, content: jsonContent(op.body, true) } } : {}),
     responses: {
       [status]: {
         ...jsonResponse(description, schema),
@@ -179,7 +208,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
     tags: [...new Set([...operations.map((op) => op.tag), 'Service'])].map((name) => ({ name })),
     paths,
     components: {
-      schemas: Object.fromEntries(namedSchemas.map((schema) => [schema.$id, toOpenApi(schema) as Json])),
+      schemas: Object.fromEntries(namedSchemas.map((schema) => [schema.$id, toOpenApi(schema, isRequestSchema(schema)) as Json])),
       securitySchemes: {
         bearerAuth: {
           type: 'http',

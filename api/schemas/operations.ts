@@ -120,11 +120,11 @@ const CONVERSATION_ERRORS: ErrorStatus[] = [400, 401, 408, 429, 500, 504];
 const DATA_ERRORS: ErrorStatus[] = [400, 401, 403];
 /**
  * What every operation may answer: 400 invalid input, 401 no valid key, 403 key without the scope,
- * 429 per-key rate limit, and 408/500/503/504 of work that runs through workflows.
+ * 429 rate limits, 431 request line and headers over 16 KB, and 408/500/503/504 of the work itself.
  */
-const COMMON_ERRORS: ErrorStatus[] = [400, 401, 403, 408, 429, 500, 503, 504];
-/** Operations with a JSON body also answer 415 to a body of another media type. */
-const BODY: ErrorStatus[] = [415];
+const COMMON_ERRORS: ErrorStatus[] = [400, 401, 403, 408, 429, 431, 500, 503, 504];
+/** Operations with a JSON body also answer 413 above 10 MB and 415 to a body of another media type. */
+const BODY: ErrorStatus[] = [413, 415];
 
 /** `errors` and `specErrors` of an operation: the spec's statuses plus ours. */
 function statuses(spec: ErrorStatus[], added: ErrorStatus[] = []) {
@@ -144,7 +144,7 @@ const batch = (body: AnySchemaObject, validators: upload.UploadValidators<unknow
   bodyEnvelope: validators.envelopeSchema,
   headers: [TIMEOUT],
   success: ok(upload.UploadResultSchema, '`success`, or `partial` with the failed items.'),
-  ...statuses(DATA_ERRORS, [...BODY, 413]),
+  ...statuses(DATA_ERRORS, BODY),
 });
 
 export const operations = [
@@ -266,7 +266,8 @@ export const operations = [
     body: incident.IncidentUploadSchema,
     headers: [TIMEOUT],
     success: { status: 201, schema: incident.IncidentUploadResponseSchema, description: 'Incident uploaded.' },
-    ...statuses(DATA_ERRORS, [...BODY, 413]),
+    ...statuses(DATA_ERRORS, BODY),
+    errorNotes: { 413: 'Also when the incident is more than 1.5 MiB as JSON (one workflow payload).' },
   },
   {
     operationId: 'searchCases',

@@ -1,6 +1,6 @@
 /** POST /v1/search/cases and GET /v1/community/search/articles. */
 import type { FromSchema } from 'json-schema-to-ts';
-import { epochMillis, id, list, LIMITS, nonEmpty, str } from './common';
+import { anyOfRule, epochMillis, id, list, LIMITS, nonEmpty, presentNotBlank, str } from './common';
 
 /** The largest `offset + limit` of case search (spec rule 4). */
 export const CASE_SEARCH_WINDOW = 200;
@@ -27,6 +27,7 @@ export const SearchCasesRequestSchema = {
     `\`offset + limit\` must not exceed ${CASE_SEARCH_WINDOW} (400 otherwise); (5) an unknown ` +
     '`conversationId` is a 404. Spam cases are never returned.',
   additionalProperties: false,
+  ...anyOfRule('at least one of /query or /conversationId is required', [presentNotBlank('query'), { type: 'object', required: ['conversationId'] }]),
   properties: {
     /** Search text. */
     query: nonEmpty(LIMITS.query, 'Search text.'),
@@ -98,7 +99,10 @@ export const SearchArticlesQuerySchema = {
   additionalProperties: false,
   properties: {
     /** Search text. */
-    text: nonEmpty(LIMITS.query, 'Search text.'),
+    text: nonEmpty(
+      LIMITS.urlQuery,
+      'Search text. Decision: the limit keeps the request line under the 16 KB a request line and headers may take (431 above), whatever the script.',
+    ),
     /** Pagination offset, default 0. */
     offset: { ...offset('Pagination offset.'), default: 0 },
     /** Maximum results, default 25; above 100 is a 400. */

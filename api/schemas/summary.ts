@@ -1,6 +1,6 @@
 /** POST /v1/summary: summarize a conversation or ticket. */
 import type { FromSchema } from 'json-schema-to-ts';
-import { id, list, LIMITS, oneOf, str } from './common';
+import { anyOfRule, id, list, LIMITS, oneOf, presentNotBlank, str } from './common';
 
 const FORMATS = ['markdown', 'html'] as const;
 
@@ -12,6 +12,12 @@ export const SummaryRequestSchema = {
     '(400 otherwise), unless `conversationId` names an uploaded case: then, when the body has no text, the ' +
     "case's content is summarized.",
   additionalProperties: false,
+  ...anyOfRule('at least one of /subject, /description, /comments must be non-empty', [
+    presentNotBlank('subject'),
+    presentNotBlank('description'),
+    { type: 'object', required: ['comments'], properties: { comments: { type: 'array', contains: presentNotBlank('comment') } } },
+    { type: 'object', required: ['conversationId'] },
+  ]),
   properties: {
     /** Ticket or chat identifier. */
     conversationId: id('Unique ticket or chat identifier.'),

@@ -20,6 +20,8 @@ import { exitWith, withTestStack } from './test-stack';
 
 /** Where schemathesis's settings are: checks, examples per operation, workers, request timeout. */
 const CONFIG_FILE = path.resolve(__dirname, '../../test/fuzz/schemathesis.toml');
+/** The documented deliberate exceptions, each matched by its exact answer (docs/api.md, "Fuzzing"). */
+const HOOKS_FILE = path.resolve(__dirname, '../../test/fuzz/hooks.py');
 /** Deadlines below the fuzzer's request timeout (30 s), so slow work answers the documented 408. */
 const API_SETTINGS = {
   RATE_LIMIT_PER_MINUTE: '1000000',
@@ -72,7 +74,7 @@ async function main(): Promise<number> {
       const started = Date.now();
       const code = await new Promise<number>((resolve) => {
         // Run in the data folder, so nothing schemathesis writes lands in the repository.
-        const env = { ...process.env, FUZZ_API_KEY: key };
+        const env = { ...process.env, FUZZ_API_KEY: key, SCHEMATHESIS_HOOKS: HOOKS_FILE };
         const child = spawn(schemathesis, args, { cwd: dataDir, env, stdio: 'inherit' });
         child.on('error', () => resolve(1));
         child.on('exit', (c) => resolve(c ?? 1));

@@ -189,8 +189,19 @@ describe('schemas', () => {
       const data: Record<string, unknown> = { comments: [{ comment: 'hello' }] };
       assert.equal(check(SummaryRequestSchema, data), null);
       assert.equal(data.format, 'markdown');
-      assert.equal(check(SummaryRequestSchema, { format: 'pdf' }), '/format must be one of: markdown, html');
-      assert.equal(check(SummaryRequestSchema, { comments: [{}] }), '/comments/0/comment is required');
+      assert.equal(check(SummaryRequestSchema, { subject: 'x', format: 'pdf' }), '/format must be one of: markdown, html');
+      assert.equal(check(SummaryRequestSchema, { subject: 'x', comments: [{}] }), '/comments/0/comment is required');
+    });
+
+    it('states the cross-field rules in the schema, with their own messages', () => {
+      const noText = 'at least one of /subject, /description, /comments must be non-empty';
+      for (const body of [{}, { subject: ' ' }, { comments: [{ comment: '\n' }] }, { format: 'html' }]) assert.equal(check(SummaryRequestSchema, body), noText);
+      for (const body of [{ description: 'd' }, { comments: [{ comment: '' }, { comment: 'hi' }] }, { conversationId: 'c1' }]) assert.equal(check(SummaryRequestSchema, body), null);
+      const noQuery = 'at least one of /query or /conversationId is required';
+      for (const body of [{}, { query: '  ' }, { numResults: 3 }]) assert.equal(check(SearchCasesRequestSchema, body), noQuery);
+      for (const body of [{ query: 'x' }, { query: ' ', conversationId: 'c' }]) assert.equal(check(SearchCasesRequestSchema, body), null);
+      const both = { messages: [{ role: 'user', content: 'q' }], output: 'a', rules: [], use_case: 'default' };
+      assert.equal(check(EvaluateRequestSchema, both), 'send either /rules or /use_case, not both');
     });
 
     it('feedback: id and feedbackDetails required', () => {

@@ -1,0 +1,38 @@
+"""Deliberate exceptions of the fuzz run (docs/api.md, "Fuzzing").
+
+Each drops exactly one documented behaviour, recognised by its operation, the check that flags it
+and the API's own answer; anything else the fuzzer reports still fails the run.
+"""
+import json
+
+import schemathesis
+
+# Uploads validate item by item: a body with some invalid items stores the valid ones and answers
+# 200 "partial" (the decisions page), which the envelope schema calls invalid input.
+PARTIAL_UPLOADS = {("POST", "/v1/articles"), ("DELETE", "/v1/articles"), ("POST", "/v1/cases")}
+NEGATIVE_DATA_ACCEPTED = "ST201"
+
+# Case search rule 4, `offset + limit` at most 200, is a sum JSON Schema cannot state.
+CASE_SEARCH = ("POST", "/v1/search/cases")
+POSITIVE_DATA_REJECTED = "ST202"
+RULE_4_MESSAGE = "/offset + /limit must not exceed 200"
+
+
+def _json(response):
+    try:
+        body = json.loads(response.content)
+    except (TypeError, ValueError):
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+@schemathesis.hook
+def filter_failure(context, failure, case, response):
+    """False drops the failure: only for the two documented behaviours above."""
+    operation = (case.method.upper(), case.path)
+    body = _json(response)
+    if failure.code == NEGATIVE_DATA_ACCEPTED and operation in PARTIAL_UPLOADS:
+        return not (response.status_code == 200 and body.get("result") == "partial")
+    if failure.code == POSITIVE_DATA_REJECTED and operation == CASE_SEARCH:
+        return not (response.status_code == 400 and str(body.get("error", "")).startswith(RULE_4_MESSAGE))
+    return True
