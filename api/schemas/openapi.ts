@@ -20,10 +20,13 @@ export interface OpenApiDocument extends Json {
 
 const COMPONENT_PREFIX = '#/components/schemas/';
 
+const NO_PROTO_KEY = { not: { const: '__proto__' }, description: 'The key `__proto__` is refused (400).' };
+
 /**
  * A copy of a schema in OpenAPI form: no `$id`, `$ref: 'Id'` pointing into `components.schemas`.
  * In request schemas `additionalProperties: false` is left out: the API ignores unknown fields
- * (validation removes them), so the document must not call a body with one invalid. Responses keep it.
+ * (validation removes them), so the document must not call a body with one invalid. Responses keep
+ * it. Request objects say instead that `__proto__` is not a key they take.
  */
 function toOpenApi(value: unknown, request = false): unknown {
   if (Array.isArray(value)) return value.map((item) => toOpenApi(item, request));
@@ -34,6 +37,8 @@ function toOpenApi(value: unknown, request = false): unknown {
     const isExternalRef = key === '$ref' && typeof child === 'string' && !child.startsWith('#');
     out[key] = isExternalRef ? COMPONENT_PREFIX + child : toOpenApi(child, request);
   }
+  // The body parser refuses the key `__proto__` at any depth (docs/api.md, "Input limits").
+  if (request && out.type === 'object') out.propertyNames = NO_PROTO_KEY;
   return out;
 }
 
