@@ -2,7 +2,8 @@
  * Turns errors of the services activities talk to into Temporal failures with stable types,
  * which api/temporal-errors.ts maps to HTTP: DependencyTimeout → 504, DependencyUnavailable → 503,
  * InvalidInput → 400, NotFound → 404. Transient failures stay retryable; the activity's retry
- * policy bounds them.
+ * policy bounds them. The messages are written here and name only the kind of service: a
+ * dependency's own error text never reaches a client.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
@@ -24,19 +25,36 @@ function causeCodes(err: unknown): string[] {
   return codes;
 }
 
+/** Which service an error came from, in words a client may read. */
+function dependencyOf(err: unknown): string {
+  if (err instanceof APIError || err instanceof APIConnectionError) return 'the model service';
+  if (/^Weaviate/.test((err as Error)?.name ?? '')) return 'the vector store';
+  return 'a dependency';
+}
+
+/**
+ * A failure of `type` whose message is ours, safe to show a client; the dependency's own text,
+ * which may carry its internals or echo the input, goes only into the details (logged, never sent).
+ */
+const failure = (o: { type: string; message: string; upstream: string; retryable: boolean }) =>
+  ApplicationFailure.create({ type: o.type, message: o.message, details: [o.upstream], nonRetryable: !o.retryable });
+
 export function toFailure(err: unknown): unknown {
   if (err instanceof ApplicationFailure) return err;
   const e = err as Error;
-  const message = e?.message ?? String(err);
-  if (err instanceof APIConnectionTimeoutError || TIMEOUT_NAMES.has(e?.name) || /DEADLINE_EXCEEDED|timed? ?out/i.test(message)) {
-    return ApplicationFailure.retryable(message, FAILURE_TYPES.timeout);
+  const upstream = e?.message ?? String(err);
+  const who = dependencyOf(err);
+  if (err instanceof APIConnectionTimeoutError || TIMEOUT_NAMES.has(e?.name) || /DEADLINE_EXCEEDED|timed? ?out/i.test(upstream)) {
+    return failure({ type: FAILURE_TYPES.timeout, message: `${who} did not answer in time`, upstream, retryable: true });
   }
-  if (err instanceof APIConnectionError || UNAVAILABLE_NAMES.has(e?.name) || causeCodes(err).some((c) => UNAVAILABLE_CODES.has(c)) || /UNAVAILABLE|ECONNREFUSED/.test(message)) {
-    return ApplicationFailure.retryable(message, FAILURE_TYPES.unavailable);
+  if (err instanceof APIConnectionError || UNAVAILABLE_NAMES.has(e?.name) || causeCodes(err).some((c) => UNAVAILABLE_CODES.has(c)) || /UNAVAILABLE|ECONNREFUSED/.test(upstream)) {
+    return failure({ type: FAILURE_TYPES.unavailable, message: `${who} is unavailable`, upstream, retryable: true });
   }
   if (err instanceof APIError && typeof err.status === 'number') {
-    if (err.status === 429 || err.status >= 500) return ApplicationFailure.retryable(message, FAILURE_TYPES.unavailable);
-    return ApplicationFailure.nonRetryable(message, FAILURE_TYPES.invalid);
+    if (err.status === 429 || err.status >= 500) {
+      return failure({ type: FAILURE_TYPES.unavailable, message: `${who} failed (status ${err.status})`, upstream, retryable: true });
+    }
+    return failure({ type: FAILURE_TYPES.invalid, message: `${who} refused the input (status ${err.status})`, upstream, retryable: false });
   }
   return err;
 }

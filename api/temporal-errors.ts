@@ -9,9 +9,10 @@ import { ApplicationFailure, TemporalFailure, TimeoutFailure } from '@temporalio
 import { WorkflowFailedError, isGrpcCancelledError, isGrpcDeadlineError, isGrpcServiceError } from '@temporalio/client';
 import { ApiError } from './errors';
 
+/** Typed failures carry messages written for clients (activities/failures.ts), never a dependency's text. */
 const BY_TYPE: Record<string, (message: string) => ApiError> = {
-  DependencyTimeout: (m) => new ApiError(504, `a dependency did not answer in time: ${m}`),
-  DependencyUnavailable: (m) => new ApiError(503, `a dependency is unavailable: ${m}`),
+  DependencyTimeout: (m) => new ApiError(504, m),
+  DependencyUnavailable: (m) => new ApiError(503, m),
   InvalidInput: (m) => new ApiError(400, m),
   NotFound: (m) => new ApiError(404, m),
 };

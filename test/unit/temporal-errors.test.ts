@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { describe, it } from 'mocha';
+import { toFailure } from '../../activities/failures';
 import { temporalErrorToApiError } from '../../api/temporal-errors';
 
 const activityFailed = (cause: Error) =>
@@ -20,6 +21,16 @@ describe('temporalErrorToApiError', () => {
     assert.equal(code('InvalidInput'), 400);
     assert.equal(code('NotFound'), 404);
     assert.equal(code('SomethingElse'), 500);
+  });
+
+  it("never passes a dependency's own error text to the client", () => {
+    const upstream = Object.assign(new Error('inference failed: surrogates not allowed at /srv/model.bin'), { name: 'WeaviateRequestTimeoutError' });
+    const failure = toFailure(upstream) as ApplicationFailure;
+    assert.equal(failure.message, 'the vector store did not answer in time');
+    assert.deepEqual(failure.details, [upstream.message]);
+    const err = temporalErrorToApiError(activityFailed(failure), 'search');
+    assert.equal(err.code, 504);
+    assert.equal(err.message.includes('inference'), false);
   });
 
   it('maps the request deadline (an aborted wait) to 408', () => {
