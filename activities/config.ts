@@ -12,8 +12,10 @@ export interface ServicesConfig {
     apiKey: string;
     model: string;
     timeoutMs: number;
-    /** Passages per call; a query waits for one such call at most. */
+    /** Passages per call, at most; a query waits for one such call at most. */
     batchSize: number;
+    /** Characters per call of passages, at most (a longer text goes alone). */
+    batchChars?: number;
     /** The model's input window in tokens; query texts are cut to fit it. */
     maxTokens?: number;
     /** One query embedding, waiting in the worker included. */
@@ -59,6 +61,7 @@ export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): Servic
       model: env.EMBEDDINGS_MODEL ?? 'multilingual-e5-small',
       timeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 60_000),
       batchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 4),
+      batchChars: int(env, 'EMBEDDINGS_BATCH_CHARS', 2000),
       maxTokens: int(env, 'EMBEDDINGS_MAX_TOKENS', 512),
       queryTimeoutMs: int(env, 'EMBEDDINGS_QUERY_TIMEOUT_MS', 4000),
       maxInFlight: int(env, 'EMBEDDINGS_MAX_IN_FLIGHT', 1),

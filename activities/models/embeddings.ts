@@ -4,9 +4,10 @@
  * `input_type`, so callers say which kind of text they send.
  *
  * Every call goes through one scheduler per gateway (embedding-scheduler.ts): a few calls at the
- * server at once, queries first, tenants in turn. Passages are sent in batches of `batchSize`, so
- * a query waits for one small batch at most. A query text is cut to the model's input window
- * (token-window.ts) and a query call, waiting included, is bounded by `queryTimeoutMs`.
+ * server at once, queries first, tenants in turn. Passages are sent in small batches (at most
+ * `batchSize` texts and `batchChars` characters), so a query waits for one small batch at most.
+ * A query text is cut to the model's input window (token-window.ts), and a query call, waiting
+ * included, is bounded by `queryTimeoutMs`.
  */
 import OpenAI from 'openai';
 import type { ServicesConfig } from '../config';
@@ -27,7 +28,29 @@ export interface Embedder {
 type EmbeddingsConfig = ServicesConfig['embeddings'];
 
 /** Defaults for settings a hand-built config may leave out (loadServicesConfig sets them all). */
-const DEFAULTS = { maxTokens: 512, queryTimeoutMs: 4000, maxInFlight: 1 };
+const DEFAULTS = { maxTokens: 512, queryTimeoutMs: 4000, maxInFlight: 1, batchChars: 2000 };
+
+/**
+ * Consecutive batches of at most `maxTexts` texts and `maxChars` characters (a text longer than
+ * that goes alone): the work of one call, which is what a query may have to wait for, stays near
+ * one model window of prose.
+ */
+export function passageBatches(texts: readonly string[], o: { maxTexts: number; maxChars: number }): string[][] {
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  for (const text of texts) {
+    if (batch.length > 0 && (batch.length >= o.maxTexts || chars + text.length > o.maxChars)) {
+      batches.push(batch);
+      batch = [];
+      chars = 0;
+    }
+    batch.push(text);
+    chars += text.length;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
 
 /** The error of a query call that ran out of time; its name makes it a DependencyTimeout. */
 function queryTimeout(ms: number): Error {
@@ -35,7 +58,7 @@ function queryTimeout(ms: number): Error {
 }
 
 export function createEmbedder(config: EmbeddingsConfig): Embedder {
-  const { maxTokens, queryTimeoutMs, maxInFlight } = { ...DEFAULTS, ...definedOnly(config) };
+  const { maxTokens, queryTimeoutMs, maxInFlight, batchChars } = { ...DEFAULTS, ...definedOnly(config) };
   const client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 });
   const scheduler = new EmbeddingScheduler({ maxInFlight });
 
@@ -78,8 +101,7 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
     async embed({ texts, inputType, tenant = '', signal, onBatch }) {
       if (inputType === 'query') return embedQueries(texts, tenant, signal);
       const vectors: number[][] = [];
-      for (let i = 0; i < texts.length; i += config.batchSize) {
-        const batch = texts.slice(i, i + config.batchSize);
+      for (const batch of passageBatches(texts, { maxTexts: config.batchSize, maxChars: batchChars })) {
         vectors.push(...(await scheduler.run({ tenant, kind: 'passage', signal }, () => call(batch, 'passage', signal))));
         onBatch?.();
       }

@@ -6,6 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
 import { CallKind, EmbeddingScheduler } from '../../activities/models/embedding-scheduler';
+import { passageBatches } from '../../activities/models/embeddings';
 
 /** A scheduler whose calls record their start and wait until the test finishes them. */
 function harness(o: { maxInFlight?: number; passageEvery?: number } = {}) {
@@ -98,5 +99,15 @@ describe('embedding scheduler', () => {
     await assert.rejects(scheduler.run({ tenant: 't', kind: 'query' }, async () => Promise.reject(new Error('boom'))), /boom/);
     assert.equal(await scheduler.run({ tenant: 't', kind: 'query' }, async () => 'ok'), 'ok');
     assert.equal(scheduler.running, 0);
+  });
+});
+
+describe('passage batches', () => {
+  it('bounds each call by texts and by characters, keeping order; a long text goes alone', () => {
+    const texts = ['a'.repeat(500), 'b'.repeat(500), 'c'.repeat(500), 'd'.repeat(3000), 'e'.repeat(10), 'f'.repeat(10), 'g', 'h', 'i'];
+    const batches = passageBatches(texts, { maxTexts: 4, maxChars: 1200 });
+    assert.deepEqual(batches.map((b) => b.map((t) => t[0]).join('')), ['ab', 'c', 'd', 'efgh', 'i']);
+    assert.deepEqual(batches.flat(), texts);
+    assert.deepEqual(passageBatches([], { maxTexts: 4, maxChars: 1200 }), []);
   });
 });
