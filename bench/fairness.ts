@@ -18,6 +18,7 @@
  * goal is a p95 within 2x of idle) and what the neighbour got. docs/benchmarks.md shows them.
  */
 import { Command } from 'commander';
+import os from 'node:os';
 import { ApiClient, chunks } from './lib/api-client';
 import { loadStackFaq, stackFaqCase, StackFaqThread } from './lib/datasets';
 import { closedLoop, lanes, openLoop, Sample, summarize } from './lib/load';
@@ -63,11 +64,13 @@ function victimRun(client: ApiClient, queries: string[], o: Options, offset: num
 
 async function phase<T>(label: string, start: () => T, stop: (load: T) => Promise<unknown>, victim: () => Promise<Sample[]>, rampMs: number) {
   console.log(`[fairness] ${label}: starting`);
+  // The machine's 1-minute load average when the phase starts: other work on the machine shows here.
+  const machineLoad = Math.round(os.loadavg()[0] * 100) / 100;
   const load = start();
   await sleep(rampMs);
   const samples = await victim();
   const neighbour = await stop(load);
-  const measured = summarize(samples);
+  const measured = { ...summarize(samples), load_average_1m_at_start: machineLoad };
   console.log(`[fairness] ${label}: p50 ${measured.p50_ms} ms, p95 ${measured.p95_ms} ms, ${measured.ok}/${measured.requests} answered 200`);
   return { measured, neighbour };
 }
