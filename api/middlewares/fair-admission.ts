@@ -1,8 +1,14 @@
 /**
- * Fair admission of searches, per API instance: at most `maxInFlight` searches run at once, one
- * tenant holds at most `maxInFlightPerTenant` of them, and the others wait in a queue per tenant.
- * A freed place goes to the next tenant in turn (round-robin) that has a search waiting, so one
- * tenant's burst queues behind its own searches, not in front of everyone else's.
+ * Fair admission of searches, per API instance: at most `maxInFlight` searches run at once, and
+ * the others wait in a queue per tenant. A freed place goes to the next tenant in turn
+ * (round-robin) that has a search waiting, so one tenant's burst queues behind its own searches,
+ * not in front of everyone else's.
+ *
+ * How many searches one tenant may run at once depends on who else searches: alone it may run
+ * `maxInFlightPerTenant`; while another tenant has searched within `activeWindowMs`, only
+ * `maxInFlightShared` (1). Searches share the machine's cores, so a search that runs beside k
+ * others takes about k + 1 times as long: one search per busy tenant keeps a tenant's searches
+ * within about twice their idle time whatever its neighbour sends.
  *
  * A waiting search that reaches its deadline answers 408 without having started anything. A tenant
  * with `maxQueuedPerTenant` searches already waiting gets 429 (Retry-After: 1).
@@ -13,7 +19,12 @@ import type { AuthState } from './auth';
 
 export interface FairAdmissionOptions {
   maxInFlight: number;
+  /** A tenant's searches at once while no other tenant searches. */
   maxInFlightPerTenant: number;
+  /** A tenant's searches at once while another tenant searches (default 1). */
+  maxInFlightShared?: number;
+  /** How long a tenant counts as searching after its last search (default 2,000 ms). */
+  activeWindowMs?: number;
   maxQueuedPerTenant: number;
 }
 
@@ -27,8 +38,13 @@ export class FairQueue {
   private readonly running = new Map<string, number>();
   /** Tenants with waiting searches, in turn order (a Map keeps insertion order). */
   private readonly waiting = new Map<string, Waiter[]>();
+  /** When each tenant last started or finished a search. */
+  private readonly lastSeen = new Map<string, number>();
 
-  constructor(readonly o: FairAdmissionOptions) {}
+  constructor(
+    readonly o: FairAdmissionOptions,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get active(): number {
     return this.inFlight;
@@ -51,6 +67,7 @@ export class FairQueue {
       const release = () => {
         if (released) return;
         released = true;
+        this.lastSeen.set(tenant, this.now());
         this.inFlight -= 1;
         const left = (this.running.get(tenant) ?? 1) - 1;
         if (left > 0) this.running.set(tenant, left);
@@ -71,6 +88,7 @@ export class FairQueue {
       }
       queue.push(waiter);
       this.waiting.set(tenant, queue);
+      this.lastSeen.set(tenant, this.now());
       this.dispatch();
       if (this.isWaiting(tenant, waiter)) {
         timer = setTimeout(() => {
@@ -93,10 +111,24 @@ export class FairQueue {
     return true;
   }
 
+  /** Tenants searching now: running or waiting, or seen within the active window. */
+  private activeTenants(): Set<string> {
+    const since = this.now() - (this.o.activeWindowMs ?? 2000);
+    for (const [t, at] of this.lastSeen) if (at < since && !this.running.has(t) && !this.waiting.has(t)) this.lastSeen.delete(t);
+    return new Set([...this.lastSeen.keys(), ...this.running.keys(), ...this.waiting.keys()]);
+  }
+
+  /** How many searches `tenant` may run at once now. */
+  capOf(tenant: string, active = this.activeTenants()): number {
+    const others = active.size - (active.has(tenant) ? 1 : 0);
+    return others > 0 ? (this.o.maxInFlightShared ?? 1) : this.o.maxInFlightPerTenant;
+  }
+
   /** Admits waiting searches while there is room, one per tenant in turn. */
   private dispatch(): void {
     while (this.inFlight < this.o.maxInFlight) {
-      const tenant = [...this.waiting.keys()].find((t) => (this.running.get(t) ?? 0) < this.o.maxInFlightPerTenant);
+      const active = this.activeTenants();
+      const tenant = [...this.waiting.keys()].find((t) => (this.running.get(t) ?? 0) < this.capOf(t, active));
       if (tenant === undefined) return;
       const q = this.waiting.get(tenant)!;
       const waiter = q.shift()!;

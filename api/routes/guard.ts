@@ -29,7 +29,8 @@ function searchQueue(deps: GuardDeps): FairQueue {
   if (!queue) {
     queue = new FairQueue({
       maxInFlight: positiveEnv(process.env, 'SEARCH_MAX_IN_FLIGHT', 4),
-      maxInFlightPerTenant: positiveEnv(process.env, 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 2),
+      maxInFlightPerTenant: positiveEnv(process.env, 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 4),
+      maxInFlightShared: positiveEnv(process.env, 'SEARCH_MAX_IN_FLIGHT_SHARED', 1),
       maxQueuedPerTenant: positiveEnv(process.env, 'SEARCH_MAX_QUEUED_PER_TENANT', 100),
     });
     searchQueues.set(deps, queue);

@@ -39,6 +39,27 @@ describe('fair admission of searches', () => {
     assert.deepEqual(order, ['a2', 'b1', 'a3', 'a4']);
   });
 
+  it('lets a tenant alone run maxInFlightPerTenant, and one search at a time while another tenant searches', async () => {
+    let now = 1_000_000;
+    const q = new FairQueue({ maxInFlight: 4, maxInFlightPerTenant: 3, maxInFlightShared: 1, activeWindowMs: 2000, maxQueuedPerTenant: 10 }, () => now);
+    const a = await Promise.all([q.acquire('a', later()), q.acquire('a', later()), q.acquire('a', later())]);
+    assert.equal(q.active, 3, 'alone, a runs three');
+    const b1 = await q.acquire('b', later());
+    assert.equal(q.capOf('a'), 1);
+    let a4Admitted = false;
+    const a4 = q.acquire('a', later()).then((r) => ((a4Admitted = true), r));
+    a[0]();
+    a[1]();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(a4Admitted, false, 'a still runs one search, its limit while b searches');
+    b1();
+    now += 2001; // b has not searched for longer than the window
+    a[2]();
+    (await a4)();
+    assert.equal(q.capOf('a'), 3);
+    assert.equal(q.active, 0);
+  });
+
   it('answers 429 when a tenant already has maxQueuedPerTenant searches waiting', async () => {
     const q = new FairQueue({ maxInFlight: 1, maxInFlightPerTenant: 1, maxQueuedPerTenant: 1 });
     await q.acquire('a', later());
