@@ -86,7 +86,9 @@ async function run(app: InProcessApp, o: Options) {
   const setupStarted = Date.now();
   await uploadAll(victim, threads);
   await uploadAll(searcher, threads);
-  console.log(`[fairness] ${threads.length} threads uploaded to two tenants in ${((Date.now() - setupStarted) / 1000).toFixed(1)} s`);
+  // A tenant without cases answers a search before embedding it: the long-query tenant needs some.
+  await uploadAll(attacker, threads.slice(0, 10));
+  console.log(`[fairness] ${threads.length} threads uploaded to two tenants (10 to a third) in ${((Date.now() - setupStarted) / 1000).toFixed(1)} s`);
   await closedLoop(10, 0, (i) => victim.raw('POST', '/v1/search/cases', { query: texts[i], limit: 10 })); // warm-up
 
   const idle = await phase('idle', () => undefined, async () => undefined, () => victimRun(victim, texts, o, 0), 0);
