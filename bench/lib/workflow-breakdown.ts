@@ -74,6 +74,11 @@ export function summarizePhases(rows: readonly (WorkflowPhases & { client_ms: nu
   return out;
 }
 
+/** What the client's time minus the workflow's own time holds. */
+const REMAINDER =
+  "http_api_and_result_poll_ms = the client's time minus workflow started to closed: HTTP on the loopback, key and scope checks, " +
+  "the rate limit, the API's search admission (its wait for a turn of the tenant), the worker-presence check, the workflow start call and the result long-poll";
+
 function eventMs(ts: temporal.api.history.v1.IHistoryEvent['eventTime']): number {
   return Number(ts?.seconds?.toString() ?? 0) * 1000 + (ts?.nanos ?? 0) / 1e6;
 }
@@ -102,7 +107,7 @@ export function spread<T>(items: readonly T[], n: number): T[] {
 export async function searchWorkflowBreakdown(
   client: Client,
   o: { tenant: string; operation: string; timings: ReadonlyMap<string, number>; sample: number },
-): Promise<{ workflows_found: number; workflows_read: number; phases: Record<string, PhaseStats> }> {
+): Promise<{ workflows_found: number; workflows_read: number; remainder: string; phases: Record<string, PhaseStats> }> {
   const query = `TenantId="${o.tenant}" AND Operation="${o.operation}"`;
   let found: { id: string; requestId: string }[] = [];
   for (let attempt = 0; attempt < 10; attempt++) {
@@ -119,5 +124,5 @@ export async function searchWorkflowBreakdown(
   const ordered = [...o.timings.keys()].filter((requestId) => idOf.has(requestId));
   const rows = [];
   for (const requestId of spread(ordered, o.sample)) rows.push({ ...workflowPhases(await fetchTimedEvents(client, idOf.get(requestId)!)), client_ms: o.timings.get(requestId)! });
-  return { workflows_found: found.length, workflows_read: rows.length, phases: summarizePhases(rows) };
+  return { workflows_found: found.length, workflows_read: rows.length, remainder: REMAINDER, phases: summarizePhases(rows) };
 }
