@@ -38,7 +38,7 @@ const SCOPES = ['cases:write', 'articles:write', 'search'];
 const LIMIT = 10;
 const GOALS = { api_over_direct_p50_c1_max: 1.25, api_over_direct_throughput_c16_min: 0.8 };
 /** Settings of the API and the worker that shape the read path; null means the default. */
-const SETTINGS = ['SEARCH_MAX_IN_FLIGHT', 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 'SEARCH_MAX_QUEUED_PER_TENANT', 'WORKER_MAX_ACTIVITIES', 'EMBEDDINGS_MAX_IN_FLIGHT', 'RATE_LIMIT_PER_MINUTE'];
+const SETTINGS = ['SEARCH_MAX_IN_FLIGHT', 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT_SHARED', 'SEARCH_MAX_QUEUED_PER_TENANT', 'WORKER_MAX_ACTIVITIES', 'EMBEDDINGS_MAX_IN_FLIGHT', 'RATE_LIMIT_PER_MINUTE'];
 
 interface Options {
   datasets: string;
