@@ -6,7 +6,6 @@ import type { WeaviateClient } from 'weaviate-client';
 import { classified } from './failures';
 import type { Embedder } from './models/embeddings';
 import * as ingest from './weaviate/ingest';
-import * as retrieve from './weaviate/retrieve';
 
 export interface ActivityDeps {
   weaviate: () => Promise<WeaviateClient>;
@@ -24,8 +23,6 @@ export function createActivities(deps: ActivityDeps) {
     deleteArticles: bind(deps, ingest.deleteArticles),
     upsertCases: bind(deps, ingest.upsertCases),
     upsertIncident: bind(deps, ingest.upsertIncident),
-    searchCases: bind(deps, retrieve.searchCases),
-    searchArticles: bind(deps, retrieve.searchArticles),
   };
 }
 

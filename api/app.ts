@@ -12,6 +12,7 @@ import { requestContext } from './middlewares/request-context';
 import type { Logger } from './logger';
 import type { ReadinessReport } from './readiness';
 import { createRouter } from './routes';
+import type { ReadRunner } from './read-path';
 import type { WorkflowRunner } from './workflow-runner';
 
 export interface ApiLimits {
@@ -31,6 +32,8 @@ export const DEFAULT_LIMITS: ApiLimits = {
 
 export interface AppDeps {
   runner: WorkflowRunner;
+  /** Runs searches in this process, with their timeouts and retries. */
+  reads: ReadRunner;
   verifier: KeyVerifier;
   readiness: () => Promise<ReadinessReport>;
   logger: Logger;
@@ -47,7 +50,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.trustProxy ?? false });
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const rateCounter = deps.rateCounter ?? new SharedWindowCounter({ windowMs: 60_000 });
-  const router = createRouter({ runner: deps.runner, verifier: deps.verifier, readiness: deps.readiness, limits, rateCounter });
+  const router = createRouter({ runner: deps.runner, reads: deps.reads, verifier: deps.verifier, readiness: deps.readiness, limits, rateCounter });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
   app.use(jsonBody());

@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Server } from 'node:http';
 import { loadServicesConfig, positiveEnv } from '../activities/config';
 import { createChatGateway } from '../activities/models/chat';
+import { createEmbedder } from '../activities/models/embeddings';
 import { ApiKeyStore } from '../activities/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
 import { ensureCollections } from '../activities/weaviate/collections';
@@ -16,6 +17,8 @@ import { loadApiLimits } from './config';
 import { logger } from './logger';
 import { cachedVerifier } from './middlewares/auth';
 import { SharedWindowCounter } from './rate-limiter';
+import { ReadLog } from './read-log';
+import { ReadRunner } from './read-path';
 import { createReadiness } from './readiness';
 import { WorkflowRunner } from './workflow-runner';
 
@@ -35,8 +38,12 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
     syncMs: positiveEnv(env, 'RATE_LIMIT_SYNC_MS', 500),
     logger,
   });
+  // Searches run here (read-path.ts): this process embeds queries and queries Weaviate itself.
+  const readLog = new ReadLog({ client: temporal, taskQueue: config.temporal.taskQueue, flushMs: positiveEnv(env, 'READ_LOG_FLUSH_MS', 10_000), logger });
+  const reads = new ReadRunner({ weaviate, embedder: createEmbedder(config.embeddings), log: readLog });
   const app = createApp({
     runner: new WorkflowRunner(temporal, config.temporal.taskQueue),
+    reads,
     verifier: cachedVerifier(new ApiKeyStore(weaviate), Number(env.KEY_CACHE_TTL_MS ?? 10_000)),
     readiness: createReadiness({ temporal, weaviate, config, chat: createChatGateway(config.chat) }),
     logger,
@@ -51,6 +58,7 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
     async close() {
       rateCounter.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await readLog.stop();
       await connection.close();
       await closeWeaviate();
     },

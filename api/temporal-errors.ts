@@ -22,9 +22,15 @@ function* causes(err: unknown): Generator<unknown> {
   for (let e: any = err, n = 0; e && n < 10; e = e.cause, n++) yield e;
 }
 
+/** A typed failure (thrown by an activity, or by a read in the API process) as its HTTP status; 500 when untyped. */
+export function applicationFailureToApiError(failure: ApplicationFailure): ApiError {
+  const byType = failure.type ? BY_TYPE[failure.type] : undefined;
+  return byType ? byType(failure.message) : new ApiError(500, `unexpected failure: ${failure.message}`);
+}
+
 export function workflowFailureToApiError(err: WorkflowFailedError): ApiError {
   for (const cause of causes(err.cause)) {
-    if (cause instanceof ApplicationFailure && cause.type && BY_TYPE[cause.type]) return BY_TYPE[cause.type](cause.message);
+    if (cause instanceof ApplicationFailure && cause.type && BY_TYPE[cause.type]) return applicationFailureToApiError(cause);
     if (cause instanceof TimeoutFailure) return new ApiError(504, `a dependency call timed out (${cause.timeoutType ?? 'timeout'}) after its retries`);
   }
   const failure = err.cause instanceof TemporalFailure ? err.cause.message : err.message;

@@ -16,6 +16,8 @@ export const OPERATIONS = {
   upsertIncident: 'incident-upsert',
   searchCases: 'search-cases',
   searchArticles: 'search-articles',
+  /** The per-tenant read log (workflows/read-log.ts); searches themselves run without a workflow. */
+  reads: 'reads',
 } as const;
 
 export type Operation = (typeof OPERATIONS)[keyof typeof OPERATIONS];

@@ -1,3 +1,3 @@
 /** The only workflowsPath: every workflow the worker registers. */
 export * from './ingestion';
-export * from './search';
+export * from './read-log';

@@ -20,13 +20,3 @@ export const ingestion = proxyActivities<Activities>({
   heartbeatTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
 });
-
-/**
- * Interactive reads: a search answers in seconds. Attempts and their total stay under the API's
- * search deadline (15 s), so a hanging dependency answers 504 rather than 408.
- */
-export const query = proxyActivities<Activities>({
-  startToCloseTimeout: '5s',
-  scheduleToCloseTimeout: '12s',
-  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '5s', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
-});

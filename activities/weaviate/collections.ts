@@ -130,13 +130,26 @@ export async function ensureCollections(client: WeaviateClient): Promise<void> {
   }
 }
 
+/** Tenants known to exist, per collection, and when that was last confirmed. */
+const knownTenants = new Map<string, number>();
+/** A tenant is never removed by the service; the cache only guards against removals by hand. */
+const KNOWN_TENANT_TTL_MS = 10 * 60_000;
+
 /**
  * A collection scoped to a tenant, or undefined when the tenant never wrote to it: tenants are
  * created on first write only, and reads of a missing one fail, so callers treat it as empty.
+ * That a tenant exists is cached (a read then costs no look-up); that it does not is never
+ * cached, so a tenant's first upload is seen by the very next read.
  */
 export async function tenantCollection(client: WeaviateClient, name: string, tenant: string): Promise<Collection<any, string, any> | undefined> {
   const collection = client.collections.use(name);
-  if (!(await collection.tenants.getByName(tenant))) return undefined;
+  const key = `${name}/${tenant}`;
+  const confirmed = knownTenants.get(key);
+  if (confirmed === undefined || Date.now() - confirmed > KNOWN_TENANT_TTL_MS) {
+    if (!(await collection.tenants.getByName(tenant))) return undefined;
+    if (knownTenants.size >= 100_000) knownTenants.clear();
+    knownTenants.set(key, Date.now());
+  }
   return collection.withTenant(tenant);
 }
 

@@ -15,19 +15,35 @@ export const RETRIEVAL = {
   articles: { alpha: 0.6, queryProperties: ['title^3', 'heading^2', 'text'], passagesPerResult: 4 },
 };
 
+/** The phases of a search, timed when the caller asks (the API's Server-Timing header). */
+export type SearchPhase = 'tenant' | 'embed' | 'hybrid';
+
 interface Deps {
   weaviate: () => Promise<WeaviateClient>;
   embedder: Embedder;
   signal?: AbortSignal;
+  /** Receives the milliseconds each phase took, added up over its calls. */
+  timings?: Partial<Record<SearchPhase, number>>;
 }
 
 type Collection = WeaviateCollection<any, string, any>;
 
+async function timed<T>(deps: Deps, phase: SearchPhase, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await fn();
+  } finally {
+    if (deps.timings) deps.timings[phase] = (deps.timings[phase] ?? 0) + performance.now() - started;
+  }
+}
+
 /** The query's embedding; computed once per search, whatever the number of hybrid queries. */
 async function embedQuery(deps: Deps, tenant: string, text: string): Promise<number[]> {
-  const [vector] = await deps.embedder.embed({ texts: [text], inputType: 'query', tenant, signal: deps.signal });
+  const [vector] = await timed(deps, 'embed', () => deps.embedder.embed({ texts: [text], inputType: 'query', tenant, signal: deps.signal }));
   return vector;
 }
+
+const tenantOf = (deps: Deps, name: string, tenant: string) => timed(deps, 'tenant', async () => tenantCollection(await deps.weaviate(), name, tenant));
 
 /** The properties a search result shows; integers are listed apart (see `hybrid`). */
 const RESULT_PROPERTIES = {
@@ -97,7 +113,7 @@ export interface CaseHit {
 }
 
 export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<CaseHit[]> {
-  const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.supportCase, input.tenant);
+  const collection = await tenantOf(deps, COLLECTIONS.supportCase, input.tenant);
   let text = input.query ?? '';
   if (input.conversationId) {
     const own =
@@ -123,7 +139,8 @@ export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<
   const merged = new Map<string, CaseHit>();
   for (const productId of perProduct) {
     const filters = Filters.and(...common, ...(productId ? [f.byProperty('productId').equal(productId)] : []));
-    for (const o of await hybrid(collection, { text, vector, ...RETRIEVAL.cases, filters, limit: want, returnProperties: RESULT_PROPERTIES.cases })) {
+    const found = await timed(deps, 'hybrid', () => hybrid(collection, { text, vector, ...RETRIEVAL.cases, filters, limit: want, returnProperties: RESULT_PROPERTIES.cases }));
+    for (const o of found) {
       const p = o.properties as Record<string, any>;
       const hit = { id: p.caseId, subject: p.subject, url: p.url, timeOfCreation: p.timeOfCreation === undefined ? undefined : Number(p.timeOfCreation), productId: p.productId, score: o.metadata?.score ?? 0 };
       if ((merged.get(hit.id)?.score ?? -1) < hit.score) merged.set(hit.id, hit);
@@ -144,17 +161,19 @@ export interface ArticleHit {
 
 /** One result per article: its best-matching passage gives the snippet. */
 export async function searchArticles(deps: Deps, input: { tenant: string; text: string; offset: number; limit: number }): Promise<ArticleHit[]> {
-  const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.articlePassage, input.tenant);
+  const collection = await tenantOf(deps, COLLECTIONS.articlePassage, input.tenant);
   if (!collection) return [];
   const want = input.offset + input.limit;
   const vector = await embedQuery(deps, input.tenant, input.text);
-  const passages = await hybrid(collection, {
-    text: input.text,
-    vector,
-    ...RETRIEVAL.articles,
-    limit: Math.min(1000, want * RETRIEVAL.articles.passagesPerResult),
-    returnProperties: RESULT_PROPERTIES.articles,
-  });
+  const passages = await timed(deps, 'hybrid', () =>
+    hybrid(collection, {
+      text: input.text,
+      vector,
+      ...RETRIEVAL.articles,
+      limit: Math.min(1000, want * RETRIEVAL.articles.passagesPerResult),
+      returnProperties: RESULT_PROPERTIES.articles,
+    }),
+  );
   const best = new Map<string, ArticleHit>();
   for (const o of passages) {
     const p = o.properties as Record<string, any>;

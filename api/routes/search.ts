@@ -1,10 +1,11 @@
-/** POST /v1/search/cases and GET /v1/community/search/articles. */
-import { randomUUID } from 'node:crypto';
-import { searchArticlesWorkflow, searchCasesWorkflow } from '../../workflows';
+/** POST /v1/search/cases and GET /v1/community/search/articles: reads in the API process (read-path.ts). */
+import * as retrieve from '../../activities/weaviate/retrieve';
+import type { SearchPhase } from '../../activities/weaviate/retrieve';
 import { OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
 import { requireBusiness, type AuthState } from '../middlewares/auth';
 import { presentArticleHit, presentCaseHit } from '../presenters/search';
+import type { ReadTiming } from '../read-path';
 import { operation } from '../schemas/operations';
 import { CASE_SEARCH_WINDOW, type SearchArticlesQuery, type SearchCasesRequest } from '../schemas/search';
 import { guard } from './guard';
@@ -26,46 +27,52 @@ export function caseSearchWindow(
 /** "a, b ,c" → ["a", "b", "c"]; several products are searched one by one and merged. */
 export const productList = (productId?: string) => (productId ?? '').split(',').map((p) => p.trim()).filter(Boolean);
 
+/** `Server-Timing` (W3C): the read's phases and its total, so clients and benchmarks see where time goes. */
+function serverTiming(timing: ReadTiming, phases: Partial<Record<SearchPhase, number>>): string {
+  const entries = Object.entries(phases).map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`);
+  return [...entries, `read;dur=${timing.ms};desc="${timing.attempts} attempt${timing.attempts > 1 ? 's' : ''}"`].join(', ');
+}
+
 export const searchRoutes: RouteModule = (router, deps) => {
   const cases = operation('searchCases');
   router.post(cases.path, guard(deps, cases, 'search'), async function searchCases(ctx) {
     const body = ctx.state.input.body as SearchCasesRequest;
     const window = caseSearchWindow(body);
     const { tenant } = ctx.state.auth as AuthState;
-    const hits = await deps.runner.execute({
-      workflow: searchCasesWorkflow,
+    const input = {
+      tenant,
+      query: body.query?.trim() || undefined,
+      conversationId: body.conversationId,
+      productIds: productList(body.productId),
+      formId: body.formId,
+      sourceBrandId: body.sourceBrandId,
+      filterUrls: body.filterUrls ?? [],
+      ...window,
+    };
+    const timings: Partial<Record<SearchPhase, number>> = {};
+    const { result, timing } = await deps.reads.run({
       operation: OPERATIONS.searchCases,
       tenant,
-      key: randomUUID(),
-      input: {
-        tenant,
-        query: body.query?.trim() || undefined,
-        conversationId: body.conversationId,
-        productIds: productList(body.productId),
-        formId: body.formId,
-        sourceBrandId: body.sourceBrandId,
-        filterUrls: body.filterUrls ?? [],
-        ...window,
-      },
-      requestId: ctx.state.requestId,
       deadline: ctx.state.deadline,
+      read: (d) => retrieve.searchCases({ ...d, timings }, input),
     });
-    ctx.body = { results: hits.map(presentCaseHit) };
+    ctx.set('Server-Timing', serverTiming(timing, timings));
+    ctx.body = { results: result.map(presentCaseHit) };
   });
 
   const articles = operation('searchArticles');
   router.get(articles.path, guard(deps, articles, 'search', requireBusiness(deps.verifier)), async function searchArticles(ctx) {
     const query = ctx.state.input.query as SearchArticlesQuery;
     const { tenant } = ctx.state.auth as AuthState;
-    const hits = await deps.runner.execute({
-      workflow: searchArticlesWorkflow,
+    const input = { tenant, text: query.text, offset: query.offset ?? 0, limit: query.limit ?? 25 };
+    const timings: Partial<Record<SearchPhase, number>> = {};
+    const { result, timing } = await deps.reads.run({
       operation: OPERATIONS.searchArticles,
       tenant,
-      key: randomUUID(),
-      input: { tenant, text: query.text, offset: query.offset ?? 0, limit: query.limit ?? 25 },
-      requestId: ctx.state.requestId,
       deadline: ctx.state.deadline,
+      read: (d) => retrieve.searchArticles({ ...d, timings }, input),
     });
-    ctx.body = { articles: hits.map(presentArticleHit) };
+    ctx.set('Server-Timing', serverTiming(timing, timings));
+    ctx.body = { articles: result.map(presentArticleHit) };
   });
 };

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'mocha';
 import pino from 'pino';
 import { loadServicesConfig } from '../../activities/config';
+import { createEmbedder } from '../../activities/models/embeddings';
 import { ApiKeyStore } from '../../activities/weaviate/api-keys';
 import { connectWeaviate } from '../../activities/weaviate/client';
 import { WeaviateRateCounts } from '../../activities/weaviate/rate-counts';
@@ -15,6 +16,7 @@ import { createApp } from '../../api/app';
 import { listen } from '../../api/http-server';
 import { cachedVerifier } from '../../api/middlewares/auth';
 import { startServer } from '../../api/server';
+import { ReadRunner } from '../../api/read-path';
 import { WorkflowRunner } from '../../api/workflow-runner';
 import { createKey, getHarness } from '../helpers/harness';
 
@@ -100,6 +102,7 @@ describe('logging of errors', () => {
     const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
     const app = createApp({
       runner: new WorkflowRunner(h.temporal, h.taskQueue),
+      reads: new ReadRunner({ weaviate, embedder: createEmbedder(loadServicesConfig().embeddings) }),
       verifier: cachedVerifier(new ApiKeyStore(weaviate), 300),
       // A readiness probe that breaks: the one way to reach a 500 without breaking a service.
       readiness: async () => {

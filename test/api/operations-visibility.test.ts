@@ -33,20 +33,26 @@ describe('workflows for operators', () => {
     const { key, tenant } = await createKey();
     const upload = await api('POST', '/v1/cases', { key, body: { data: [supportCase()] } });
     assert.equal(upload.status, 200);
-    assert.equal((await api('POST', '/v1/search/cases', { key, body: { query: 'printer' } })).status, 200);
+    for (let i = 0; i < 3; i++) assert.equal((await api('POST', '/v1/search/cases', { key, body: { query: 'printer' } })).status, 200);
     const h = await getHarness();
-    const seen: string[] = [];
-    for (let i = 0; i < 20 && seen.length < 2; i++) {
-      seen.length = 0;
+    // The upload's run, and the tenant's read log, which counts the three searches (sent every 200 ms here).
+    const expected = [`reads:${tenant}`];
+    let seen: string[] = [];
+    let searches = 0;
+    for (let i = 0; i < 40 && !(seen.length === 2 && searches === 3); i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      seen = [];
       for await (const wf of h.temporal.workflow.list({ query: `TenantId="${tenant}"` })) seen.push(wf.workflowId);
-      if (seen.length < 2) await new Promise((r) => setTimeout(r, 250));
+      const log = await h.temporal.workflow.getHandle(expected[0]).describe().catch(() => undefined);
+      searches = (log?.memo?.totals as Record<string, { count: number }> | undefined)?.['search-cases']?.count ?? 0;
     }
-    assert.equal(seen.length, 2);
-    assert.ok(seen.every((id) => id.includes(`:${tenant}:`)));
+    assert.equal(seen.length, 2, seen.join(', '));
+    assert.ok(seen.includes(expected[0]), 'the read log is listed under the tenant');
+    assert.equal(searches, 3, 'the read log counts every search');
     const uploads: { id: string; memo?: Record<string, unknown> }[] = [];
     for await (const wf of h.temporal.workflow.list({ query: `TenantId="${tenant}" AND Operation="cases-upsert"` })) uploads.push({ id: wf.workflowId, memo: wf.memo });
     assert.equal(uploads.length, 1);
-    assert.match(uploads[0].id, /^cases-upsert:/);
+    assert.match(uploads[0].id, new RegExp(`^cases-upsert:${tenant}:`));
     assert.equal(uploads[0].memo?.requestId, upload.headers.get('x-request-id'), 'the run names the request that started it');
 
     // The Web UI (run by `npm test` too) lists the same runs through its own API.

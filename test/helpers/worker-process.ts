@@ -8,8 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startServer } from '../../api/server';
+import { WorkerPresence } from '../../api/worker-presence';
 import { spawnNode } from '../../scripts/stack/processes';
 import { Service, stopService } from '../../scripts/stack/services';
+import { getHarness } from './harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,6 +28,8 @@ export async function killableWorker(): Promise<KillableWorker> {
   const logDir = fs.mkdtempSync(path.join(process.env.SUPPORT_AI_TEST_DATA ?? os.tmpdir(), 'worker-'));
   const env = { ...(process.env as Record<string, string>), TASK_QUEUE: taskQueue, API_PORT: '0', LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '300' };
   const api = await startServer(env);
+  const { temporal } = await getHarness();
+  const presence = new WorkerPresence(temporal, temporal.options.namespace, taskQueue);
   let worker: Service | undefined;
   let starts = 0;
   return {
@@ -37,7 +41,8 @@ export async function killableWorker(): Promise<KillableWorker> {
       worker = service;
       for (let i = 0; i < 240; i++) {
         if (service.child.exitCode !== null) throw new Error(`worker exited: ${fs.readFileSync(service.logFile, 'utf8').slice(-2000)}`);
-        if (fs.readFileSync(service.logFile, 'utf8').includes('worker polling')) return;
+        // The line comes just before the first poll; Temporal must have seen one before the API trusts it.
+        if (fs.readFileSync(service.logFile, 'utf8').includes('worker polling') && (await presence.isPolling())) return;
         await sleep(250);
       }
       throw new Error('worker did not start polling within 60 s');

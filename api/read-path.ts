@@ -1,0 +1,103 @@
+/**
+ * The read path: searches run in the API process, calling the retrieval functions directly
+ * (activities/weaviate/retrieve.ts), instead of a workflow and an activity per search. A workflow
+ * round trip per search cost as much as the retrieval itself (docs/benchmarks.md, bench:latency);
+ * a read changes nothing, so it needs none of Temporal's durability.
+ *
+ * What the search activity gave is kept here, with the same numbers (workflows/proxies.ts had
+ * them): an attempt may take 5 s, all attempts together 12 s, at most 3 attempts, 500 ms then
+ * 1 s between them; bad input and unknown ids are not retried. A dependency that stays down or
+ * slow answers 503 or 504 through the same failure types as activities (activities/failures.ts,
+ * api/temporal-errors.ts); the request's deadline answers 408. Each read is counted for the
+ * operators' per-tenant read log (read-log.ts).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApplicationFailure } from '@temporalio/common';
+import type { WeaviateClient } from 'weaviate-client';
+import { toFailure } from '../activities/failures';
+import type { Embedder } from '../activities/models/embeddings';
+import type { Operation } from '../workflows/constants';
+import { ApiError, requestTimeout } from './errors';
+import type { ReadLog } from './read-log';
+import { applicationFailureToApiError } from './temporal-errors';
+
+export interface ReadPolicy {
+  attemptTimeoutMs: number;
+  totalTimeoutMs: number;
+  maxAttempts: number;
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+}
+
+export const READ_POLICY: ReadPolicy = { attemptTimeoutMs: 5000, totalTimeoutMs: 12_000, maxAttempts: 3, initialIntervalMs: 500, backoffCoefficient: 2 };
+
+/** What a retrieval function needs: the shared clients and this attempt's abort signal. */
+export interface ReadDeps {
+  weaviate: () => Promise<WeaviateClient>;
+  embedder: Embedder;
+  signal: AbortSignal;
+}
+
+export interface ReadRequest<R> {
+  operation: Operation;
+  tenant: string;
+  /** The request's deadline, epoch ms. */
+  deadline: number;
+  read: (deps: ReadDeps) => Promise<R>;
+}
+
+/** Time spent per phase of the last read, for the Server-Timing header. */
+export interface ReadTiming {
+  attempts: number;
+  ms: number;
+}
+
+/** Rejects with `signal`'s reason when it aborts first; the attempt itself may go on unheard. */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+const retryable = (failure: unknown): failure is ApplicationFailure => failure instanceof ApplicationFailure && !failure.nonRetryable;
+
+export class ReadRunner {
+  constructor(
+    private readonly deps: { weaviate: () => Promise<WeaviateClient>; embedder: Embedder; log?: ReadLog },
+    private readonly policy: ReadPolicy = READ_POLICY,
+  ) {}
+
+  async run<R>(o: ReadRequest<R>): Promise<{ result: R; timing: ReadTiming }> {
+    const started = Date.now();
+    const deadline = AbortSignal.timeout(Math.max(0, o.deadline - started));
+    let status = 200;
+    let attempts = 0;
+    try {
+      for (let interval = this.policy.initialIntervalMs; ; interval *= this.policy.backoffCoefficient) {
+        attempts += 1;
+        const left = this.policy.totalTimeoutMs - (Date.now() - started);
+        const attempt = AbortSignal.any([deadline, AbortSignal.timeout(Math.min(this.policy.attemptTimeoutMs, left))]);
+        try {
+          const result = await raceAbort(o.read({ weaviate: this.deps.weaviate, embedder: this.deps.embedder, signal: attempt }), attempt);
+          return { result, timing: { attempts, ms: Date.now() - started } };
+        } catch (err) {
+          if (deadline.aborted) throw requestTimeout(`${o.operation} did not finish before the request deadline`);
+          const failure = toFailure(err);
+          const more = attempts < this.policy.maxAttempts && Date.now() - started + interval < this.policy.totalTimeoutMs;
+          if (!retryable(failure) || !more) throw failure instanceof ApplicationFailure ? applicationFailureToApiError(failure) : err;
+          await raceAbort(sleep(interval), deadline).catch(() => {
+            throw requestTimeout(`${o.operation} did not finish before the request deadline`);
+          });
+        }
+      }
+    } catch (err) {
+      status = err instanceof ApiError ? err.code : 500;
+      throw err;
+    } finally {
+      this.deps.log?.record({ tenant: o.tenant, operation: o.operation, ms: Date.now() - started, status });
+    }
+  }
+}
