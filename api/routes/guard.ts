@@ -31,7 +31,7 @@ function searchQueue(deps: GuardDeps): FairQueue {
       maxInFlight: positiveEnv(process.env, 'SEARCH_MAX_IN_FLIGHT', 4),
       maxInFlightPerTenant: positiveEnv(process.env, 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 4),
       maxInFlightShared: positiveEnv(process.env, 'SEARCH_MAX_IN_FLIGHT_SHARED', 1),
-      maxQueuedPerTenant: positiveEnv(process.env, 'SEARCH_MAX_QUEUED_PER_TENANT', 100),
+      maxQueuedPerTenant: positiveEnv(process.env, 'SEARCH_MAX_QUEUED_PER_TENANT', 20),
     });
     searchQueues.set(deps, queue);
   }
