@@ -11,7 +11,9 @@
  *   while passages wait, one passage call goes first.
  * - A waiting call whose signal aborts leaves the queue at once (it never reaches the server).
  *
- * It only orders calls; it does not know about HTTP. Fairness holds per worker process.
+ * It only orders calls; it does not know about HTTP. Each process that embeds has its own: the
+ * worker's orders passages (uploads), the API's orders queries (searches run in the API process).
+ * Across them, a query waits at the server for at most the worker's one passage call.
  */
 
 export type CallKind = 'query' | 'passage';
