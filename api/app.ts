@@ -5,6 +5,7 @@ import Koa from 'koa';
 import type { KeyVerifier } from './middlewares/auth';
 import { jsonBody } from './middlewares/body';
 import { errorHandler } from './middlewares/error-handler';
+import type { FairAdmissionOptions } from './middlewares/fair-admission';
 import { allowedMethods } from './middlewares/methods';
 import { authFailureLimit } from './middlewares/rate-limit';
 import { SharedWindowCounter } from './rate-limiter';
@@ -20,6 +21,8 @@ export interface ApiLimits {
   rateLimitPerMinute: number;
   /** Requests with an invalid key per client address per minute before it gets 429. */
   authFailuresPerMinute: number;
+  /** How many searches run at once, per tenant and in all (api/middlewares/fair-admission.ts). */
+  searchAdmission: FairAdmissionOptions;
   /** Default deadlines per kind of endpoint, in ms. */
   deadlines: { upload: number; search: number; model: number };
 }
@@ -27,6 +30,7 @@ export interface ApiLimits {
 export const DEFAULT_LIMITS: ApiLimits = {
   rateLimitPerMinute: 600,
   authFailuresPerMinute: 30,
+  searchAdmission: { maxInFlight: 4, maxInFlightPerTenant: 4, maxInFlightShared: 1, maxQueuedPerTenant: 20 },
   deadlines: { upload: 120_000, search: 15_000, model: 60_000 },
 };
 

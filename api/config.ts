@@ -6,9 +6,16 @@ import { ApiLimits, DEFAULT_LIMITS } from './app';
 
 export function loadApiLimits(env: NodeJS.ProcessEnv = process.env): ApiLimits {
   const d = DEFAULT_LIMITS.deadlines;
+  const a = DEFAULT_LIMITS.searchAdmission;
   return {
     rateLimitPerMinute: positiveEnv(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_LIMITS.rateLimitPerMinute),
     authFailuresPerMinute: positiveEnv(env, 'AUTH_FAILURES_PER_MINUTE', DEFAULT_LIMITS.authFailuresPerMinute),
+    searchAdmission: {
+      maxInFlight: positiveEnv(env, 'SEARCH_MAX_IN_FLIGHT', a.maxInFlight),
+      maxInFlightPerTenant: positiveEnv(env, 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', a.maxInFlightPerTenant),
+      maxInFlightShared: positiveEnv(env, 'SEARCH_MAX_IN_FLIGHT_SHARED', a.maxInFlightShared ?? 1),
+      maxQueuedPerTenant: positiveEnv(env, 'SEARCH_MAX_QUEUED_PER_TENANT', a.maxQueuedPerTenant),
+    },
     deadlines: {
       upload: positiveEnv(env, 'DEADLINE_UPLOAD_MS', d.upload),
       search: positiveEnv(env, 'DEADLINE_SEARCH_MS', d.search),

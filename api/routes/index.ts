@@ -4,6 +4,7 @@
  */
 import Router from '@koa/router';
 import type { RouteDeps } from '../app';
+import { FairQueue, fairAdmission } from '../middlewares/fair-admission';
 import { rateLimit } from '../middlewares/rate-limit';
 import { buildOpenApiDocument } from '../schemas/openapi';
 import { articlesRoutes } from './articles';
@@ -28,7 +29,11 @@ export function createRouter(deps: RouteDeps): Router {
     ctx.body = openapi;
   });
 
-  const routeDeps = { ...deps, rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, counter: deps.rateCounter }) };
+  const routeDeps = {
+    ...deps,
+    rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, counter: deps.rateCounter }),
+    searchAdmission: fairAdmission(new FairQueue(deps.limits.searchAdmission)),
+  };
   for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, pendingRoutes]) mount(router, routeDeps);
   return router;
 }
