@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { IngestResult } from '../activities/weaviate/ingest';
 import type { Operation } from '../workflows/constants';
-import { badRequest } from './errors';
+import { ApiError, badRequest } from './errors';
 import type { AuthState } from './middlewares/auth';
 import { checkUploadItems, type UploadFailure, type UploadResult, type UploadValidators } from './schemas/upload';
 import type { WorkflowRunner } from './workflow-runner';
@@ -88,9 +88,24 @@ export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
       }),
     );
   }
-  const results = await Promise.all(handles.map((h) => o.runner.result(h, o.deadline, o.operation)));
+  let results: IngestResult[];
+  try {
+    results = await Promise.all(handles.map((h) => o.runner.result(h, o.deadline, o.operation)));
+  } catch (err) {
+    throw withRejections(err, o.rejected);
+  }
   const failed = [...o.rejected, ...results.flatMap((r) => r.failed)];
   return failed.length ? { result: 'partial', failed } : { result: 'success' };
+}
+
+/**
+ * A 408 for an upload that also had invalid items says so: the accepted items are still stored,
+ * but the rejected ones never will be, and the client would not learn that from the 408 alone.
+ */
+function withRejections(err: unknown, rejected: UploadFailure[]): unknown {
+  if (!(err instanceof ApiError) || err.code !== 408 || rejected.length === 0) return err;
+  const count = rejected.length === 1 ? '1 item was' : `${rejected.length} items were`;
+  return new ApiError(408, `${err.message}; ${count} rejected and will not be stored, first: ${rejected[0].error}`);
 }
 
 /**

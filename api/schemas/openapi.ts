@@ -23,6 +23,19 @@ const COMPONENT_PREFIX = '#/components/schemas/';
 const NO_PROTO_KEY = { not: { const: '__proto__' }, description: 'The key `__proto__` is refused (400).' };
 
 /**
+ * Any JSON value, as an unknown field or a free-form object may hold: objects inside it, at any
+ * depth, refuse the key `__proto__` too. Request objects take it for the fields they do not list.
+ */
+const JSON_VALUE_ID = 'JsonValue';
+const JSON_VALUE_REF = { $ref: COMPONENT_PREFIX + JSON_VALUE_ID };
+const JsonValueSchema = {
+  description: 'Any JSON value. Objects inside it, at any depth, may not use the key `__proto__` (400).',
+  propertyNames: NO_PROTO_KEY,
+  additionalProperties: JSON_VALUE_REF,
+  items: JSON_VALUE_REF,
+};
+
+/**
  * A copy of a schema in OpenAPI form: no `$id`, `$ref: 'Id'` pointing into `components.schemas`.
  * In request schemas `additionalProperties: false` is left out: the API ignores unknown fields
  * (validation removes them), so the document must not call a body with one invalid. Responses keep
@@ -37,8 +50,12 @@ function toOpenApi(value: unknown, request = false): unknown {
     const isExternalRef = key === '$ref' && typeof child === 'string' && !child.startsWith('#');
     out[key] = isExternalRef ? COMPONENT_PREFIX + child : toOpenApi(child, request);
   }
-  // The body parser refuses the key `__proto__` at any depth (docs/api.md, "Input limits").
-  if (request && out.type === 'object') out.propertyNames = NO_PROTO_KEY;
+  // The body parser refuses the key `__proto__` at any depth (docs/api.md, "Input limits"), in the
+  // fields an object lists and in those it does not (ignored, but parsed all the same).
+  if (request && out.type === 'object') {
+    out.propertyNames = NO_PROTO_KEY;
+    out.additionalProperties ??= JSON_VALUE_REF;
+  }
   return out;
 }
 
@@ -213,7 +230,10 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
     tags: [...new Set([...operations.map((op) => op.tag), 'Service'])].map((name) => ({ name })),
     paths,
     components: {
-      schemas: Object.fromEntries(namedSchemas.map((schema) => [schema.$id, toOpenApi(schema, isRequestSchema(schema)) as Json])),
+      schemas: {
+        ...Object.fromEntries(namedSchemas.map((schema) => [schema.$id, toOpenApi(schema, isRequestSchema(schema)) as Json])),
+        [JSON_VALUE_ID]: JsonValueSchema,
+      },
       securitySchemes: {
         bearerAuth: {
           type: 'http',

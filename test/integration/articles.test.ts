@@ -116,4 +116,11 @@ describe('POST /v1/articles and GET /v1/community/search/articles', () => {
     }
     assert.fail('the upload did not complete after the 408');
   });
+
+  it('names the rejected items in a 408, since they will never be stored', async () => {
+    const valid = article({ articleId: 'late-2', title: 'Keyboard shortcuts', body: 'Press ? to list the shortcuts.' });
+    const res = await api('DELETE', '/v1/articles', { key, body: { articles: [{ articleId: '' }, { articleId: valid.articleId }] }, headers: { 'Request-Timeout': '0.001' } });
+    assert.equal(res.status, 408, JSON.stringify(res.body));
+    assert.match(res.body.error, /work that was accepted continues; 1 item was rejected and will not be stored, first: \/articles\/0\/articleId /);
+  });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import { validate } from '@readme/openapi-parser';
+import Ajv2020 from 'ajv/dist/2020';
 import { buildOpenApiDocument } from '../../api/schemas/openapi';
 import { operations } from '../../api/schemas/operations';
 
@@ -70,6 +71,19 @@ describe('buildOpenApiDocument', () => {
     assert.ok(ask['200'].headers['Chat-Identifier']);
     const uploads = doc.paths['/v1/articles'].post.responses as Json;
     assert.match(uploads['413'].description, /^Addition: /);
+  });
+
+  it('refuses the key __proto__ at any depth of a request, in unknown fields too, as the body parser does', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema(structuredClone(doc), 'doc');
+    const validCases = ajv.getSchema('doc#/components/schemas/CasesUploadRequest')!;
+    const comment = { commentId: 'c1', comment: 'hi', commenter: 'a', timeOfCreation: 1 };
+    const body = (extra: string) => JSON.parse(`{"data": [{"id": "1", "comments": [{"commentId": "c1", "comment": "hi", "commenter": "a", "timeOfCreation": 1, "m": ${extra}}]}]}`);
+    assert.equal(validCases({ data: [{ id: '1', comments: [comment] }] }), true);
+    assert.equal(validCases(body('{"a": [{"b": 1}]}')), true, 'unknown fields of any shape are accepted');
+    assert.equal(validCases(body('{"__proto__": 1}')), false, 'nested in an unknown field');
+    assert.equal(validCases(body('[[{"x": {"__proto__": null}}]]')), false, 'deep inside arrays');
+    assert.equal(validCases(JSON.parse('{"data": [{"id": "1", "custom_fields": {"a": {"__proto__": 1}}}]}')), false, 'inside a free-form object');
   });
 
   it('documents query parameters and headers', () => {
