@@ -5,6 +5,7 @@ import { Context } from '@temporalio/activity';
 import type { WeaviateClient } from 'weaviate-client';
 import { classified } from './failures';
 import type { Embedder } from './models/embeddings';
+import * as answers from './weaviate/answers';
 import * as ingest from './weaviate/ingest';
 
 export interface ActivityDeps {
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     deleteArticles: bind(deps, ingest.deleteArticles),
     upsertCases: bind(deps, ingest.upsertCases),
     upsertIncident: bind(deps, ingest.upsertIncident),
+    storeAnswers: bind(deps, answers.storeAnswers),
   };
 }
 

@@ -2,6 +2,8 @@
  * createApp(deps): the Koa application without listening, so tests and the server share it.
  */
 import Koa from 'koa';
+import type { ChatGateway } from '../activities/models/chat';
+import type { AskSessions } from './ask-sessions';
 import type { KeyVerifier } from './middlewares/auth';
 import { jsonBody } from './middlewares/body';
 import { errorHandler } from './middlewares/error-handler';
@@ -36,6 +38,11 @@ export const DEFAULT_LIMITS: ApiLimits = {
 
 export interface AppDeps {
   runner: WorkflowRunner;
+  /** Chat sessions of ask (workflows/ask-session.ts). */
+  sessions: AskSessions;
+  /** The chat model, or the built-in local engine; `chatTimeoutMs` bounds one model call. */
+  chat: ChatGateway;
+  chatTimeoutMs: number;
   /** Runs searches in this process, with their timeouts and retries. */
   reads: ReadRunner;
   verifier: KeyVerifier;
@@ -54,7 +61,17 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.trustProxy ?? false });
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const rateCounter = deps.rateCounter ?? new SharedWindowCounter({ windowMs: 60_000 });
-  const router = createRouter({ runner: deps.runner, reads: deps.reads, verifier: deps.verifier, readiness: deps.readiness, limits, rateCounter });
+  const router = createRouter({
+    runner: deps.runner,
+    reads: deps.reads,
+    sessions: deps.sessions,
+    chat: deps.chat,
+    chatTimeoutMs: deps.chatTimeoutMs,
+    verifier: deps.verifier,
+    readiness: deps.readiness,
+    limits,
+    rateCounter,
+  });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
   app.use(jsonBody());

@@ -44,6 +44,8 @@ export interface ReadRequest<R> {
   /** The request's deadline, epoch ms. */
   deadline: number;
   read: (deps: ReadDeps) => Promise<R>;
+  /** Timeouts and retries of this read, when not the runner's own (a model call takes longer). */
+  policy?: ReadPolicy;
 }
 
 /** Time spent per phase of the last read, for the Server-Timing header. */
@@ -71,22 +73,23 @@ export class ReadRunner {
   ) {}
 
   async run<R>(o: ReadRequest<R>): Promise<{ result: R; timing: ReadTiming }> {
+    const policy = o.policy ?? this.policy;
     const started = Date.now();
     const deadline = AbortSignal.timeout(Math.max(0, o.deadline - started));
     let status = 200;
     let attempts = 0;
     try {
-      for (let interval = this.policy.initialIntervalMs; ; interval *= this.policy.backoffCoefficient) {
+      for (let interval = policy.initialIntervalMs; ; interval *= policy.backoffCoefficient) {
         attempts += 1;
-        const left = this.policy.totalTimeoutMs - (Date.now() - started);
-        const attempt = AbortSignal.any([deadline, AbortSignal.timeout(Math.min(this.policy.attemptTimeoutMs, left))]);
+        const left = policy.totalTimeoutMs - (Date.now() - started);
+        const attempt = AbortSignal.any([deadline, AbortSignal.timeout(Math.min(policy.attemptTimeoutMs, left))]);
         try {
           const result = await raceAbort(o.read({ weaviate: this.deps.weaviate, embedder: this.deps.embedder, signal: attempt }), attempt);
           return { result, timing: { attempts, ms: Date.now() - started } };
         } catch (err) {
           if (deadline.aborted) throw requestTimeout(`${o.operation} did not finish before the request deadline`);
           const failure = toFailure(err);
-          const more = attempts < this.policy.maxAttempts && Date.now() - started + interval < this.policy.totalTimeoutMs;
+          const more = attempts < policy.maxAttempts && Date.now() - started + interval < policy.totalTimeoutMs;
           if (!retryable(failure) || !more) throw failure instanceof ApplicationFailure ? applicationFailureToApiError(failure) : err;
           await raceAbort(sleep(interval), deadline).catch(() => {
             throw requestTimeout(`${o.operation} did not finish before the request deadline`);

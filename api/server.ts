@@ -12,6 +12,7 @@ import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
 import { ensureCollections } from '../activities/weaviate/collections';
 import { WeaviateRateCounts } from '../activities/weaviate/rate-counts';
 import { createApp } from './app';
+import { AskSessions } from './ask-sessions';
 import { listen } from './http-server';
 import { loadApiLimits } from './config';
 import { logger } from './logger';
@@ -41,11 +42,15 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   // Searches run here (read-path.ts): this process embeds queries and queries Weaviate itself.
   const readLog = new ReadLog({ client: temporal, taskQueue: config.temporal.taskQueue, flushMs: positiveEnv(env, 'READ_LOG_FLUSH_MS', 10_000), logger });
   const reads = new ReadRunner({ weaviate, embedder: createEmbedder(config.embeddings), log: readLog });
+  const chat = createChatGateway(config.chat);
   const app = createApp({
     runner: new WorkflowRunner(temporal, config.temporal.taskQueue),
+    sessions: new AskSessions(temporal, config.temporal.taskQueue, logger),
+    chat,
+    chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
     reads,
     verifier: cachedVerifier(new ApiKeyStore(weaviate), Number(env.KEY_CACHE_TTL_MS ?? 10_000)),
-    readiness: createReadiness({ temporal, weaviate, config, chat: createChatGateway(config.chat) }),
+    readiness: createReadiness({ temporal, weaviate, config, chat }),
     logger,
     limits: loadApiLimits(env),
     rateCounter,

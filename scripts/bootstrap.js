@@ -14,6 +14,7 @@ const commands = {
   test: 'scripts/stack/test.ts',
   fuzz: 'scripts/stack/fuzz.ts',
   keys: 'scripts/keys.ts',
+  feedback: 'scripts/feedback.ts',
   bench: 'scripts/stack/bench.ts',
 };
 

@@ -4,13 +4,9 @@
  * WEAVIATE_API_KEY or else the key `npm start` keeps in DATA_DIR.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import path from 'node:path';
-import { loadServicesConfig } from '../activities/config';
 import { ApiKeyStore } from '../activities/weaviate/api-keys';
-import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
-import { ensureCollections } from '../activities/weaviate/collections';
 import { SCOPES, isScope } from '../api/scopes';
-import { readWeaviateKey, weaviateKeyPath } from './stack/weaviate-key';
+import { withWeaviate } from './operator-weaviate';
 
 function parseScopes(value: string): string[] {
   const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -19,23 +15,7 @@ function parseScopes(value: string): string[] {
   return scopes.includes('all') ? [...SCOPES] : scopes;
 }
 
-async function withStore<T>(fn: (store: ApiKeyStore) => Promise<T>): Promise<T> {
-  const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
-  const config = loadServicesConfig({ ...process.env, WEAVIATE_API_KEY: process.env.WEAVIATE_API_KEY || readWeaviateKey(dataDir) });
-  try {
-    const { host, httpPort, grpcPort } = config.weaviate;
-    const client = await connectWeaviate(config.weaviate).catch((err) => {
-      throw new Error(
-        `cannot reach Weaviate at ${host}:${httpPort} (gRPC ${grpcPort}): ${err.message}. Is the stack running (npm start)? ` +
-          `Otherwise set WEAVIATE_HOST, WEAVIATE_HTTP_PORT and WEAVIATE_GRPC_PORT, and WEAVIATE_API_KEY or DATA_DIR (the key is read from ${weaviateKeyPath(dataDir)}).`,
-      );
-    });
-    await ensureCollections(client);
-    return await fn(new ApiKeyStore(() => connectWeaviate(config.weaviate)));
-  } finally {
-    await closeWeaviate();
-  }
-}
+const withStore = <T>(fn: (store: ApiKeyStore) => Promise<T>) => withWeaviate((weaviate) => fn(new ApiKeyStore(weaviate)));
 
 const program = new Command('keys').description('Manage API keys and business ids of the Support-AI API');
 

@@ -18,6 +18,10 @@ export const OPERATIONS = {
   searchArticles: 'search-articles',
   /** The per-tenant read log (workflows/read-log.ts); searches themselves run without a workflow. */
   reads: 'reads',
+  /** Ask runs on the read path too; its chat session is a workflow (workflows/ask-session.ts). */
+  ask: 'ask',
+  askSession: 'ask-session',
+  feedback: 'feedback',
 } as const;
 
 export type Operation = (typeof OPERATIONS)[keyof typeof OPERATIONS];

@@ -1,3 +1,4 @@
 /** The only workflowsPath: every workflow the worker registers. */
 export * from './ingestion';
 export * from './read-log';
+export * from './ask-session';

@@ -20,3 +20,12 @@ export const ingestion = proxyActivities<Activities>({
   heartbeatTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
 });
+
+/**
+ * Stores what a chat session produced (answers) in Weaviate: quick writes, retried for about an
+ * hour before the session gives up, so a Weaviate outage loses nothing that Temporal accepted.
+ */
+export const sessionStore = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 70, nonRetryableErrorTypes: NON_RETRYABLE },
+});

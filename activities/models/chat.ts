@@ -3,6 +3,7 @@
  * OpenAI-compatible chat completions endpoint; otherwise the built-in local engine (extractive,
  * no model) answers, and /readyz says so.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { ServicesConfig } from '../config';
 
@@ -19,6 +20,11 @@ export interface ChatGateway {
   complete?(args: { messages: ChatMessage[]; json?: boolean; signal?: AbortSignal }): Promise<string>;
 }
 
+/** The model service answered with something that is not a usable reply; retryable (the next may be). */
+export const MODEL_OUTPUT_INVALID = 'ModelOutputInvalid';
+export const unreadable = (why: string) =>
+  ApplicationFailure.create({ type: MODEL_OUTPUT_INVALID, message: `the model service returned an answer that could not be read (${why})`, nonRetryable: false });
+
 export function createChatGateway(config: ServicesConfig['chat']): ChatGateway {
   if (!config) return { engine: 'local', model: 'local-extractive' };
   const client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 });
@@ -26,12 +32,14 @@ export function createChatGateway(config: ServicesConfig['chat']): ChatGateway {
     engine: 'openai',
     model: config.model,
     async complete({ messages, json, signal }) {
-      const res = await client.chat.completions.create(
-        { model: config.model, messages, temperature: 0, ...(json ? { response_format: { type: 'json_object' as const } } : {}) },
-        { signal },
-      );
-      const content = res.choices[0]?.message?.content;
-      if (typeof content !== 'string') throw new Error('chat model returned no message content');
+      const res = await client.chat.completions
+        .create({ model: config.model, messages, temperature: 0, ...(json ? { response_format: { type: 'json_object' as const } } : {}) }, { signal })
+        .catch((err) => {
+          // A body that is not JSON at all: the service answered, but nothing readable.
+          throw err instanceof SyntaxError ? unreadable('its response is not JSON') : err;
+        });
+      const content = res?.choices?.[0]?.message?.content;
+      if (typeof content !== 'string') throw unreadable('no message content');
       return content;
     },
   };

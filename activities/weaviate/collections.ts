@@ -14,6 +14,8 @@ export const COLLECTIONS = {
   apiKey: 'ApiKey',
   business: 'Business',
   rateCount: 'RateCount',
+  askAnswer: 'AskAnswer',
+  askFeedback: 'AskFeedback',
 } as const;
 
 const text = (name: string) => ({ name, dataType: dataType.TEXT, tokenization: tokenization.WORD });
@@ -99,6 +101,30 @@ const SPECS: CollectionSpec[] = [
     name: COLLECTIONS.business,
     multiTenant: false,
     properties: [keyword('businessId'), keyword('tenant')],
+  },
+  {
+    // Answers of ask, kept for feedback and for the operators' feedback report (answers.ts).
+    name: COLLECTIONS.askAnswer,
+    multiTenant: true,
+    properties: [
+      keyword('answerId'),
+      keyword('chatId'),
+      stored('question'),
+      stored('standalone'),
+      stored('answer'),
+      keyword('responseType'),
+      keyword('language'),
+      keyword('author'),
+      keyword('engine'),
+      stored('sourcesJson'),
+      int('createdAt'),
+    ],
+  },
+  {
+    // One object per feedback sent; an answer may get several.
+    name: COLLECTIONS.askFeedback,
+    multiTenant: true,
+    properties: [keyword('answerId'), stored('details'), int('rating'), int('createdAt')],
   },
   {
     // Rate-limit counts shared by the API instances (activities/weaviate/rate-counts.ts).

@@ -16,9 +16,9 @@ export const RETRIEVAL = {
 };
 
 /** The phases of a search, timed when the caller asks (the API's Server-Timing header). */
-export type SearchPhase = 'tenant' | 'embed' | 'hybrid';
+export type SearchPhase = 'tenant' | 'embed' | 'hybrid' | 'compose' | 'model';
 
-interface Deps {
+export interface Deps {
   weaviate: () => Promise<WeaviateClient>;
   embedder: Embedder;
   signal?: AbortSignal;
@@ -28,7 +28,7 @@ interface Deps {
 
 type Collection = WeaviateCollection<any, string, any>;
 
-async function timed<T>(deps: Deps, phase: SearchPhase, fn: () => Promise<T>): Promise<T> {
+export async function timed<T>(deps: Deps, phase: SearchPhase, fn: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
     return await fn();
@@ -38,12 +38,12 @@ async function timed<T>(deps: Deps, phase: SearchPhase, fn: () => Promise<T>): P
 }
 
 /** The query's embedding; computed once per search, whatever the number of hybrid queries. */
-async function embedQuery(deps: Deps, tenant: string, text: string): Promise<number[]> {
+export async function embedQuery(deps: Deps, tenant: string, text: string): Promise<number[]> {
   const [vector] = await timed(deps, 'embed', () => deps.embedder.embed({ texts: [text], inputType: 'query', tenant, signal: deps.signal }));
   return vector;
 }
 
-const tenantOf = (deps: Deps, name: string, tenant: string) => timed(deps, 'tenant', async () => tenantCollection(await deps.weaviate(), name, tenant));
+export const tenantOf = (deps: Deps, name: string, tenant: string) => timed(deps, 'tenant', async () => tenantCollection(await deps.weaviate(), name, tenant));
 
 /** The properties a search result shows; integers are listed apart (see `hybrid`). */
 const RESULT_PROPERTIES = {
@@ -54,7 +54,7 @@ const RESULT_PROPERTIES = {
 /** The gRPC client refuses to decode an int64 above 2^53 - 1 and fails the whole query. */
 const isUnsafeInteger = (err: unknown) => err instanceof Error && err.message.includes('MAX_SAFE_INTEGER');
 
-interface HybridOptions {
+export interface HybridOptions {
   text: string;
   vector: number[];
   alpha: number;
@@ -62,6 +62,8 @@ interface HybridOptions {
   filters?: FilterValue;
   limit: number;
   returnProperties: { text: string[]; integers: string[] };
+  /** Return each object's vector too (ask compares it with the query's). */
+  includeVector?: boolean;
 }
 
 /**
@@ -69,7 +71,7 @@ interface HybridOptions {
  * may still hold one: then the query is repeated without the integer properties, so those results
  * leave them out instead of failing every search that meets the object.
  */
-async function hybrid(collection: Collection, opts: HybridOptions) {
+export async function hybrid(collection: Collection, opts: HybridOptions) {
   const run = (returnProperties: string[]) =>
     collection.query.hybrid(opts.text, {
       vector: opts.vector,
@@ -80,6 +82,7 @@ async function hybrid(collection: Collection, opts: HybridOptions) {
       limit: opts.limit,
       returnMetadata: ['score'],
       returnProperties: returnProperties as any,
+      includeVector: opts.includeVector,
     });
   const { text, integers } = opts.returnProperties;
   const res = await run([...text, ...integers]).catch((err) => {

@@ -8,6 +8,7 @@ import { FairQueue, fairAdmission } from '../middlewares/fair-admission';
 import { rateLimit } from '../middlewares/rate-limit';
 import { buildOpenApiDocument } from '../schemas/openapi';
 import { articlesRoutes } from './articles';
+import { assistantRoutes } from './assistant';
 import { casesRoutes } from './cases';
 import { incidentsRoutes } from './incidents';
 import { pendingRoutes } from './pending';
@@ -34,6 +35,6 @@ export function createRouter(deps: RouteDeps): Router {
     rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, counter: deps.rateCounter }),
     searchAdmission: fairAdmission(new FairQueue(deps.limits.searchAdmission)),
   };
-  for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, pendingRoutes]) mount(router, routeDeps);
+  for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, assistantRoutes, pendingRoutes]) mount(router, routeDeps);
   return router;
 }

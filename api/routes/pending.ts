@@ -1,6 +1,5 @@
 /**
- * Operations whose behaviour belongs to later work (ask, summary, feedback, tag, sentiment,
- * evaluate): they authenticate, authorise, validate and apply their cross-field rules fully, then
+ * Operations whose behaviour belongs to later work (summary, tag, sentiment, evaluate): they authenticate, authorise, validate and apply their cross-field rules fully, then
  * answer 501 with the error body.
  */
 import { badRequest, notImplemented } from '../errors';
@@ -20,7 +19,7 @@ const CROSS_FIELD_RULES: Partial<Record<OperationId, (body: Body) => void>> = {
   },
 };
 
-const PENDING: OperationId[] = ['ask', 'summarize', 'sendFeedback', 'tagConversation', 'analyzeSentiment', 'evaluateOutput'];
+const PENDING: OperationId[] = ['summarize', 'tagConversation', 'analyzeSentiment', 'evaluateOutput'];
 
 export const pendingRoutes: RouteModule = (router, deps) => {
   for (const id of PENDING) {

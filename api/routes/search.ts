@@ -5,10 +5,10 @@ import { OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
 import { requireBusiness, type AuthState } from '../middlewares/auth';
 import { presentArticleHit, presentCaseHit } from '../presenters/search';
-import type { ReadTiming } from '../read-path';
 import { operation } from '../schemas/operations';
 import { CASE_SEARCH_WINDOW, type SearchArticlesQuery, type SearchCasesRequest } from '../schemas/search';
 import { guard } from './guard';
+import { serverTiming } from './server-timing';
 import type { RouteModule } from './types';
 
 /** The spec's rules 1, 3 and 4: what to search for and which window of results to return. */
@@ -26,12 +26,6 @@ export function caseSearchWindow(
 
 /** "a, b ,c" → ["a", "b", "c"]; several products are searched one by one and merged. */
 export const productList = (productId?: string) => (productId ?? '').split(',').map((p) => p.trim()).filter(Boolean);
-
-/** `Server-Timing` (W3C): the read's phases and its total, so clients and benchmarks see where time goes. */
-function serverTiming(timing: ReadTiming, phases: Partial<Record<SearchPhase, number>>): string {
-  const entries = Object.entries(phases).map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`);
-  return [...entries, `read;dur=${timing.ms};desc="${timing.attempts} attempt${timing.attempts > 1 ? 's' : ''}"`].join(', ');
-}
 
 export const searchRoutes: RouteModule = (router, deps) => {
   const cases = operation('searchCases');

@@ -164,7 +164,7 @@ export const operations = [
       ...ok(ask.AskResponseSchema, 'The answer.'),
       headers: [header('Chat-Identifier', chatIdentifier("The new session's id when the request had none."), true)],
     },
-    ...statuses(CONVERSATION_ERRORS, [...BODY, 501]),
+    ...statuses(CONVERSATION_ERRORS, BODY),
   },
   {
     operationId: 'summarize',
@@ -194,7 +194,7 @@ export const operations = [
     body: feedback.FeedbackRequestSchema,
     headers: [CHAT, TIMEOUT],
     success: ok(feedback.FeedbackResponseSchema, 'Feedback recorded.'),
-    ...statuses(CONVERSATION_ERRORS, [...BODY, 501]),
+    ...statuses(CONVERSATION_ERRORS, BODY),
     errorNotes: { 400: "Also when `id` is not an answer of the caller's tenant (404 is not listed by the spec)." },
   },
   {

@@ -12,6 +12,8 @@ import { createEmbedder } from '../../activities/models/embeddings';
 import { ApiKeyStore } from '../../activities/weaviate/api-keys';
 import { connectWeaviate } from '../../activities/weaviate/client';
 import { WeaviateRateCounts } from '../../activities/weaviate/rate-counts';
+import { createChatGateway } from '../../activities/models/chat';
+import { AskSessions } from '../../api/ask-sessions';
 import { createApp } from '../../api/app';
 import { listen } from '../../api/http-server';
 import { cachedVerifier } from '../../api/middlewares/auth';
@@ -102,6 +104,9 @@ describe('logging of errors', () => {
     const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
     const app = createApp({
       runner: new WorkflowRunner(h.temporal, h.taskQueue),
+      sessions: new AskSessions(h.temporal, h.taskQueue),
+      chat: createChatGateway(undefined),
+      chatTimeoutMs: 30_000,
       reads: new ReadRunner({ weaviate, embedder: createEmbedder(loadServicesConfig().embeddings) }),
       verifier: cachedVerifier(new ApiKeyStore(weaviate), 300),
       // A readiness probe that breaks: the one way to reach a 500 without breaking a service.

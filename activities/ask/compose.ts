@@ -1,0 +1,68 @@
+/**
+ * What every answer engine shares: which retrieved sources are relevant enough to answer from
+ * (the no-answer threshold), and the answer's structure before it is rendered.
+ */
+import type { Source, SourceKind } from '../weaviate/ask-retrieve';
+import { contentTokens } from './sentences';
+
+/** Calibrated on StackFAQ group A and Banking77 train (docs/benchmarks.md, bench:ask). */
+export const ANSWER_THRESHOLD = {
+  /** A source must reach this support (similarity + lexicalWeight × query-word coverage). */
+  minSupport: 0.8,
+  lexicalWeight: 0.05,
+  /** Further sources are used when their support is within this of the best one's. */
+  secondaryMargin: 0.01,
+  maxSources: 2,
+};
+
+export const RESPONSE_TYPE_BY_KIND: Record<SourceKind, 'ai-answer-with-kb-links' | 'ai-answer-from-tickets' | 'ai-answer-from-incidents'> = {
+  article: 'ai-answer-with-kb-links',
+  case: 'ai-answer-from-tickets',
+  incident: 'ai-answer-from-incidents',
+};
+
+/** A source with how well it supports an answer to the question. */
+export interface RankedSource extends Source {
+  support: number;
+}
+
+/** Share of the question's content words that the source's title and texts contain. */
+export function coverage(question: string, source: Source): number {
+  const wanted = new Set(contentTokens(question));
+  if (wanted.size === 0) return 0;
+  const have = new Set(contentTokens([source.title, ...source.passages].join(' ')));
+  let hit = 0;
+  for (const t of wanted) if (have.has(t)) hit += 1;
+  return hit / wanted.size;
+}
+
+/**
+ * The sources to answer from, best first: those that reach the threshold, ranked with their boost
+ * (an ongoing incident first), the best one and those within the margin of it. Empty means no
+ * answer. The boost ranks, it never lifts a source over the threshold.
+ */
+export function chooseSources(question: string, candidates: Source[], t = ANSWER_THRESHOLD): RankedSource[] {
+  const rank = (s: RankedSource) => s.support + s.boost;
+  const relevant = candidates
+    .map((s) => ({ ...s, support: s.similarity + t.lexicalWeight * coverage(question, s) }))
+    .filter((s) => s.support >= t.minSupport)
+    .sort((a, b) => rank(b) - rank(a) || a.id.localeCompare(b.id));
+  const best = relevant[0];
+  if (!best) return [];
+  return relevant.filter((s) => rank(s) >= rank(best) - t.secondaryMargin).slice(0, t.maxSources);
+}
+
+/** One paragraph of an answer: its lead-in and text, and the source it came from (if any). */
+export interface AnswerPart {
+  lead?: string;
+  text: string;
+  source?: Source;
+}
+
+/** An answer before rendering: what the engines produce. */
+export interface ComposedAnswer {
+  responseType: 'ai-answer-with-kb-links' | 'ai-answer-from-tickets' | 'ai-answer-from-incidents' | 'no-answer';
+  parts: AnswerPart[];
+  /** The sources the answer used, in the order they are linked. */
+  used: Source[];
+}

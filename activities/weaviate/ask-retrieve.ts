@@ -1,0 +1,189 @@
+/**
+ * Retrieval for ask: one query embedding, then one hybrid query per kind of content the asker may
+ * see (article passages; incidents; cases for agents only), run together. Hybrid scores are
+ * relative to each result list, so they rank within a kind but say nothing about how relevant the
+ * best hit is. Each hit therefore also carries `similarity`, the cosine between the query's
+ * embedding and the hit's own, which is comparable across kinds and questions: the answer
+ * composer picks sources by it and abstains below a calibrated threshold.
+ */
+import { Filters, FilterValue } from 'weaviate-client';
+import { COLLECTIONS } from './collections';
+import { Deps, embedQuery, hybrid, tenantOf, timed } from './retrieve';
+
+/** Knobs of ask's retrieval and source choice; tuned on StackFAQ group A (docs/benchmarks.md). */
+export const ASK_RETRIEVAL = {
+  articles: { alpha: 0.6, queryProperties: ['title^3', 'heading^2', 'text'], limit: 24 },
+  cases: { alpha: 0.75, queryProperties: ['subject^5', 'description^2', 'comments'], limit: 5 },
+  incidents: { alpha: 0.6, queryProperties: ['name^3', 'text'], limit: 5 },
+  /** Similarity added to an incident still going on, and to one updated within `recentDays`. */
+  ongoingBoost: 0.04,
+  recentBoost: 0.02,
+  recentDays: 3,
+};
+
+export type SourceKind = 'article' | 'case' | 'incident';
+
+export interface Source {
+  kind: SourceKind;
+  id: string;
+  title: string;
+  url: string;
+  /** Cosine of the query's embedding and the best passage's: how relevant the source is. */
+  similarity: number;
+  /**
+   * Added to rank an incident that is still going on or was updated lately before other sources
+   * that are relevant too; it never makes an irrelevant source relevant.
+   */
+  boost: number;
+  /** Texts of the source that matched, best first: article passages, or a case's or incident's text. */
+  passages: string[];
+  language?: string;
+  incident?: { status: string; startedAt: string; updatedAt: string; components: string[]; ongoing: boolean; latestUpdate?: string };
+}
+
+export interface AskRetrievalInput {
+  tenant: string;
+  /** The text searched for: the question, made standalone for a follow-up. */
+  text: string;
+  /** Empty: every product. */
+  productIds: string[];
+  /** Agents may also be answered from cases; customers never. */
+  includeCases: boolean;
+  /** Epoch ms that "recent" is measured from. */
+  now: number;
+}
+
+const cosine = (a: number[], b: number[]) => {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+};
+
+const vectorOf = (o: { vectors?: Record<string, unknown> }) => {
+  const v = o.vectors?.default ?? Object.values(o.vectors ?? {})[0];
+  return Array.isArray(v) ? (v as number[]) : undefined;
+};
+
+/** Statuses after which an incident is over (Statuspage and common helpdesk words). */
+const CLOSED_STATUSES = new Set(['resolved', 'completed', 'postmortem', 'closed', 'fixed']);
+
+/** A `productId` filter for a product list, or none. */
+function productFilter(collection: { filter: any }, productIds: string[]): FilterValue[] {
+  if (productIds.length === 0) return [];
+  const f = collection.filter.byProperty('productId');
+  return [productIds.length === 1 ? f.equal(productIds[0]) : f.containsAny(productIds)];
+}
+
+async function articleSources(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<Source[]> {
+  const collection = await tenantOf(deps, COLLECTIONS.articlePassage, input.tenant);
+  if (!collection) return [];
+  const filters = productFilter(collection, input.productIds);
+  const found = await timed(deps, 'hybrid', () =>
+    hybrid(collection, {
+      text: input.text,
+      vector,
+      ...ASK_RETRIEVAL.articles,
+      filters: filters.length ? Filters.and(...filters) : undefined,
+      returnProperties: { text: ['articleId', 'title', 'url', 'text', 'language'], integers: [] },
+      includeVector: true,
+    }),
+  );
+  const byArticle = new Map<string, Source>();
+  for (const o of found) {
+    const p = o.properties as Record<string, any>;
+    const v = vectorOf(o as any);
+    const similarity = v ? cosine(vector, v) : 0;
+    const source = byArticle.get(p.articleId);
+    if (!source) {
+      byArticle.set(p.articleId, { kind: 'article', id: p.articleId, title: p.title, url: p.url, similarity, boost: 0, passages: [p.text], language: p.language || undefined });
+    } else {
+      source.passages.push(p.text);
+      source.similarity = Math.max(source.similarity, similarity);
+    }
+  }
+  return [...byArticle.values()];
+}
+
+async function caseSources(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<Source[]> {
+  const collection = await tenantOf(deps, COLLECTIONS.supportCase, input.tenant);
+  if (!collection) return [];
+  const filters = [collection.filter.byProperty('spam').equal(false), ...productFilter(collection, input.productIds)];
+  const found = await timed(deps, 'hybrid', () =>
+    hybrid(collection, {
+      text: input.text,
+      vector,
+      ...ASK_RETRIEVAL.cases,
+      filters: Filters.and(...filters),
+      // Public comments only: private ones are stored apart and never read here.
+      returnProperties: { text: ['caseId', 'subject', 'description', 'comments', 'url'], integers: [] },
+      includeVector: true,
+    }),
+  );
+  return found.map((o) => {
+    const p = o.properties as Record<string, any>;
+    const v = vectorOf(o as any);
+    return {
+      kind: 'case' as const,
+      id: p.caseId,
+      title: p.subject || p.caseId,
+      url: p.url ?? '',
+      similarity: v ? cosine(vector, v) : 0,
+      boost: 0,
+      // The answer comes from the public comments; the description says what was asked.
+      passages: [p.comments, p.description].filter((t: string | undefined) => t?.trim()),
+    };
+  });
+}
+
+/** The last update of an incident's stored text: its lines after the header are the timeline, oldest first. */
+const latestUpdate = (text: string) => text.split('\n').filter((l) => l.includes(' — ')).pop()?.split(' — ').pop();
+
+async function incidentSources(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<Source[]> {
+  const collection = await tenantOf(deps, COLLECTIONS.incident, input.tenant);
+  if (!collection) return [];
+  const found = await timed(deps, 'hybrid', () =>
+    hybrid(collection, {
+      text: input.text,
+      vector,
+      ...ASK_RETRIEVAL.incidents,
+      returnProperties: { text: ['incidentId', 'name', 'status', 'shortlink', 'text', 'components', 'startedAt', 'updatedAt'], integers: [] },
+      includeVector: true,
+    }),
+  );
+  return found.map((o) => {
+    const p = o.properties as Record<string, any>;
+    const v = vectorOf(o as any);
+    const status = String(p.status ?? '').toLowerCase();
+    const ongoing = status !== '' && !CLOSED_STATUSES.has(status);
+    const updated = Date.parse(p.updatedAt || p.startedAt || '');
+    const recent = Number.isFinite(updated) && input.now - updated < ASK_RETRIEVAL.recentDays * 86_400_000;
+    const boost = (ongoing ? ASK_RETRIEVAL.ongoingBoost : 0) + (recent ? ASK_RETRIEVAL.recentBoost : 0);
+    return {
+      kind: 'incident' as const,
+      id: p.incidentId,
+      title: p.name || p.incidentId,
+      url: p.shortlink ?? '',
+      similarity: v ? cosine(vector, v) : 0,
+      boost,
+      passages: [p.text],
+      incident: { status: p.status ?? '', startedAt: p.startedAt ?? '', updatedAt: p.updatedAt ?? '', components: p.components ?? [], ongoing, latestUpdate: latestUpdate(p.text ?? '') },
+    };
+  });
+}
+
+/** Every candidate source of an answer, most similar (boost included) first. */
+export async function retrieveAskSources(deps: Deps, input: AskRetrievalInput): Promise<Source[]> {
+  const vector = await embedQuery(deps, input.tenant, input.text);
+  const lists = await Promise.all([
+    articleSources(deps, input, vector),
+    incidentSources(deps, input, vector),
+    input.includeCases ? caseSources(deps, input, vector) : Promise.resolve([]),
+  ]);
+  return lists.flat().sort((a, b) => b.similarity + b.boost - (a.similarity + a.boost) || a.id.localeCompare(b.id));
+}

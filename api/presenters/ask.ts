@@ -1,0 +1,50 @@
+/**
+ * The Ask response item from a composed answer. `mdText` is built from escaped text: source text
+ * can never open a link, an image or raw HTML in it. `htmltext` is `mdText` rendered by
+ * markdown-it with raw HTML off and its link validation on (only http/https links are built
+ * here anyway), so a hostile article shows as text, never as markup or script.
+ */
+import MarkdownIt from 'markdown-it';
+import type { ComposedAnswer } from '../../activities/ask/compose';
+import { phrases } from '../../activities/ask/i18n';
+import type { AskResponse } from '../schemas/ask';
+
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
+
+/** Escapes what markdown would read as syntax: inline markers anywhere, block markers at a line start. */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/[\\`*_{}[\]()<>#|~!]/g, '\\$&')
+    .replace(/^(\s*)([-+=]|\d+(?=[.)]))/gm, '$1\\$2');
+}
+
+const SOURCE_NAMES = { 'ai-answer-with-kb-links': 'articles', 'ai-answer-from-tickets': 'cases', 'ai-answer-from-incidents': 'incidents', 'no-answer': 'none' } as const;
+
+const isWebUrl = (url: string) => /^https?:\/\//i.test(url);
+
+export function presentAnswer(o: { id: string; answer: ComposedAnswer; language: string; intentTag?: string | null }): AskResponse {
+  const p = phrases(o.language);
+  const links = o.answer.used.filter((s) => isWebUrl(s.url)).map((s) => ({ text: s.title, url: s.url }));
+  const uniqueLinks = links.filter((l, i) => links.findIndex((m) => m.url === l.url) === i);
+  if (o.answer.responseType === 'no-answer') {
+    return { id: o.id, responseType: 'no-answer', source: 'none', plaintext: p.noAnswer, mdText: escapeMarkdown(p.noAnswer), htmltext: markdown.render(escapeMarkdown(p.noAnswer)), intentTag: o.intentTag ?? null, linksTitle: p.linksTitle, links: [], urls: [] };
+  }
+  const paragraphs = o.answer.parts.map((part) => [part.lead, part.text].filter(Boolean).join(' '));
+  const plaintext = paragraphs.join('\n\n').replace(/\s*\[\d+(?:\s*,\s*\d+)*\]/g, '');
+  const md = [
+    ...o.answer.parts.map((part) => [part.lead && `**${escapeMarkdown(part.lead)}**`, part.text && escapeMarkdown(part.text).replace(/\\\[(\d+(?:\s*,\s*\d+)*)\\\]/g, '[$1]')].filter(Boolean).join(' ')),
+    ...(uniqueLinks.length ? [`**${escapeMarkdown(p.linksTitle)}**`, uniqueLinks.map((l, i) => `${i + 1}. [${escapeMarkdown(l.text)}](<${l.url.replace(/[<>\s]/g, encodeURIComponent)}>)`).join('\n')] : []),
+  ].join('\n\n');
+  return {
+    id: o.id,
+    responseType: o.answer.responseType,
+    source: SOURCE_NAMES[o.answer.responseType],
+    plaintext,
+    mdText: md,
+    htmltext: markdown.render(md),
+    intentTag: o.intentTag ?? null,
+    linksTitle: p.linksTitle,
+    links: uniqueLinks,
+    urls: uniqueLinks.map((l) => l.url),
+  };
+}
