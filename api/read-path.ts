@@ -75,7 +75,8 @@ export class ReadRunner {
   async run<R>(o: ReadRequest<R>): Promise<{ result: R; timing: ReadTiming }> {
     const policy = o.policy ?? this.policy;
     const started = Date.now();
-    const deadline = AbortSignal.timeout(Math.max(0, o.deadline - started));
+    // AbortSignal.timeout takes whole milliseconds only; a Request-Timeout in seconds may have any fraction.
+    const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(o.deadline - started)));
     let status = 200;
     let attempts = 0;
     try {

@@ -19,14 +19,16 @@ export interface Turn {
 }
 
 /** Words that open a follow-up in the seven framing languages. */
-const OPENERS = new Set(
-  'and also what about how about but or then it its that this those these they them there same y también e et aussi und auch ook en ma anche'.split(' '),
-);
+const OPENERS = new Set('and also but or then it its that this those these they them there same y también e et aussi und auch ook en ma anche'.split(' '));
+const OPENING_PHRASES = /^(what|how) about\b/;
+/** Words that point back to something said before. */
+const POINTERS = new Set(['it', 'that', 'this', 'them', 'there']);
 
 /** Whether a question leans on the ones before it. */
 export function readsAsFollowUp(question: string): boolean {
   const w = words(question);
-  return w.length > 0 && (contentTokens(question).length <= 3 || OPENERS.has(w[0]) || w.some((x) => ['it', 'that', 'this', 'them', 'there'].includes(x)));
+  if (w.length === 0) return false;
+  return contentTokens(question).length <= 3 || OPENERS.has(w[0]) || OPENING_PHRASES.test(w.join(' ')) || w.some((x) => POINTERS.has(x));
 }
 
 /** The question to search for, given the session's earlier turns (most recent last). */

@@ -40,8 +40,9 @@ export function bestSentences(question: string, passages: string[], max = EXTRAC
   if (candidates.length === 0) return [];
   // Nothing in common (another language, or a paraphrase): the source was chosen by meaning, so
   // its opening sentences stand for it.
-  const anyOverlap = candidates.some((c) => [...c.tokens].some((t) => wanted.has(t)));
-  const order = anyOverlap ? [...candidates].sort((a, b) => b.score - a.score) : candidates;
+  const shares = (c: Candidate) => [...c.tokens].some((t) => wanted.has(t));
+  const sharing = candidates.filter(shares);
+  const order = sharing.length ? sharing.sort((a, b) => b.score - a.score) : candidates;
   const chosen: Candidate[] = [];
   let count = 0;
   for (const c of order) {

@@ -13,7 +13,8 @@ export function deadline(defaultMs: number): Middleware {
     if (present) {
       const seconds = Number(header);
       if (!Number.isFinite(seconds) || seconds <= 0) throw badRequest('header Request-Timeout must be a positive number of seconds');
-      ms = Math.min(defaultMs, seconds * 1000);
+      // Whole milliseconds, rounded up, so timers take it and a tiny positive value stays positive.
+      ms = Math.min(defaultMs, Math.ceil(seconds * 1000));
     }
     ctx.state.deadline = Date.now() + ms;
     await next();

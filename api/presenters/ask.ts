@@ -15,7 +15,8 @@ const markdown = new MarkdownIt({ html: false, linkify: false, typographer: fals
 export function escapeMarkdown(text: string): string {
   return text
     .replace(/[\\`*_{}[\]()<>#|~!]/g, '\\$&')
-    .replace(/^(\s*)([-+=]|\d+(?=[.)]))/gm, '$1\\$2');
+    .replace(/^(\s*)([-+=])/gm, '$1\\$2')
+    .replace(/^(\s*\d+)([.)])/gm, '$1\\$2');
 }
 
 const SOURCE_NAMES = { 'ai-answer-with-kb-links': 'articles', 'ai-answer-from-tickets': 'cases', 'ai-answer-from-incidents': 'incidents', 'no-answer': 'none' } as const;

@@ -109,7 +109,6 @@ export const assistantRoutes: RouteModule = (router, deps) => {
   router.post(feedback.path, guard(deps, feedback, 'model'), async function sendFeedback(ctx) {
     const body = ctx.state.input.body as FeedbackRequest;
     const { tenant } = ctx.state.auth as AuthState;
-    const chatHeader = (ctx.state.input.headers['Chat-Identifier'] as string | undefined)?.toLowerCase();
     await deps.reads.run({
       operation: OPERATIONS.feedback,
       tenant,
@@ -118,7 +117,6 @@ export const assistantRoutes: RouteModule = (router, deps) => {
         const answer = await findStoredAnswer(d, tenant, body.id);
         // 404 is not among the spec's statuses for feedback (docs/api.md).
         if (!answer) throw badRequest(`/id names no answer of this tenant: ${JSON.stringify(body.id)} `);
-        if (chatHeader && answer.chatId !== chatHeader) throw badRequest(`/id names an answer of another chat session than the Chat-Identifier ${chatHeader}`);
         await storeFeedback(d, { tenant, feedback: { answerId: answer.answerId, details: body.feedbackDetails, rating: feedbackRating(body.feedbackDetails), createdAt: Date.now() } });
       },
     });

@@ -82,6 +82,11 @@ describe('the read path', () => {
     assert.equal(err.code, 408);
   });
 
+  it('takes a deadline that is not a whole number of milliseconds (Request-Timeout: 0.8476253436403008)', async () => {
+    const err = await failure(runnerWith(hangingUrl).run({ operation: 'search-cases', tenant, deadline: Date.now() + 847.625244140625, read: (d) => searchCases(d, input()) }));
+    assert.equal(err.code, 408);
+  });
+
   it('does not retry an unknown conversationId: 404 at once', async () => {
     connections = 0;
     const err = await failure(runnerWith(hangingUrl).run({ operation: 'search-cases', tenant, deadline: Date.now() + 10_000, read: (d) => searchCases(d, input({ conversationId: 'nope' })) }));

@@ -14,6 +14,16 @@ PARTIAL_UPLOADS = {("POST", "/v1/articles"), ("DELETE", "/v1/articles"), ("POST"
 NEGATIVE_DATA_ACCEPTED = "ST201"
 REJECTED_ITEMS_MESSAGE = "rejected and will not be stored, first: "
 
+# A header the document does not declare is no error in HTTP: the API ignores it. Schemathesis
+# means to skip such cases (has_only_additional_properties_in_non_body_parameters) but its coverage
+# phase still reports them, for instance when a tiny Request-Timeout makes the answer a 408.
+UNDECLARED_HEADER_ONLY = "Invalid component: in header - object with unexpected properties"
+
+# Feedback on an answer id the tenant does not have is a 400 (the decisions page: 404 is not
+# listed); no schema can say which ids exist.
+FEEDBACK = ("POST", "/v1/feedback")
+UNKNOWN_ANSWER_MESSAGE = "/id names no answer of this tenant"
+
 # Case search rule 4, `offset + limit` at most 200, is a sum JSON Schema cannot state.
 CASE_SEARCH = ("POST", "/v1/search/cases")
 POSITIVE_DATA_REJECTED = "ST202"
@@ -30,13 +40,17 @@ def _json(response):
 
 @schemathesis.hook
 def filter_failure(context, failure, case, response):
-    """False drops the failure: only for the two documented behaviours above."""
+    """False drops the failure: only for the documented behaviours above."""
     operation = (case.method.upper(), case.path)
     body = _json(response)
     if failure.code == NEGATIVE_DATA_ACCEPTED and operation in PARTIAL_UPLOADS:
         partial = response.status_code == 200 and body.get("result") == "partial"
         late_partial = response.status_code == 408 and REJECTED_ITEMS_MESSAGE in str(body.get("error", ""))
         return not (partial or late_partial)
+    if failure.code == NEGATIVE_DATA_ACCEPTED and str(failure.message).rstrip().endswith(UNDECLARED_HEADER_ONLY):
+        return response.status_code >= 500
+    if failure.code == POSITIVE_DATA_REJECTED and operation == FEEDBACK:
+        return not (response.status_code == 400 and str(body.get("error", "")).startswith(UNKNOWN_ANSWER_MESSAGE))
     if failure.code == POSITIVE_DATA_REJECTED and operation == CASE_SEARCH:
         return not (response.status_code == 400 and str(body.get("error", "")).startswith(RULE_4_MESSAGE))
     return True
