@@ -4,13 +4,16 @@
 import { Context } from '@temporalio/activity';
 import type { WeaviateClient } from 'weaviate-client';
 import { classified } from './failures';
+import type { ChatGateway } from './models/chat';
 import type { Embedder } from './models/embeddings';
+import * as evaluation from './evaluation/grade';
 import * as answers from './weaviate/answers';
 import * as ingest from './weaviate/ingest';
 
 export interface ActivityDeps {
   weaviate: () => Promise<WeaviateClient>;
   embedder: Embedder;
+  chat: ChatGateway;
 }
 
 /** Binds an activity body to the shared clients and the current activity's cancellation signal. */
@@ -25,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     upsertCases: bind(deps, ingest.upsertCases),
     upsertIncident: bind(deps, ingest.upsertIncident),
     storeAnswers: bind(deps, answers.storeAnswers),
+    gradeOutput: bind(deps, evaluation.gradeOutput),
   };
 }
 

@@ -2,6 +2,7 @@
  * createApp(deps): the Koa application without listening, so tests and the server share it.
  */
 import Koa from 'koa';
+import type { UseCaseStore } from '../activities/evaluation/use-cases';
 import type { ChatGateway } from '../activities/models/chat';
 import type { AskSessions } from './ask-sessions';
 import type { KeyVerifier } from './middlewares/auth';
@@ -43,6 +44,8 @@ export interface AppDeps {
   /** The chat model, or the built-in local engine; `chatTimeoutMs` bounds one model call. */
   chat: ChatGateway;
   chatTimeoutMs: number;
+  /** Use cases of evaluation (rules per use case), from the operators' YAML files. */
+  useCases: UseCaseStore;
   /** Runs searches in this process, with their timeouts and retries. */
   reads: ReadRunner;
   verifier: KeyVerifier;
@@ -67,6 +70,7 @@ export function createApp(deps: AppDeps): Koa {
     sessions: deps.sessions,
     chat: deps.chat,
     chatTimeoutMs: deps.chatTimeoutMs,
+    useCases: deps.useCases,
     verifier: deps.verifier,
     readiness: deps.readiness,
     limits,

@@ -4,7 +4,9 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import { loadServicesConfig, positiveEnv } from '../activities/config';
+import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../activities/evaluation/use-cases';
 import { createChatGateway } from '../activities/models/chat';
 import { createEmbedder } from '../activities/models/embeddings';
 import { ApiKeyStore } from '../activities/weaviate/api-keys';
@@ -43,11 +45,14 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   const readLog = new ReadLog({ client: temporal, taskQueue: config.temporal.taskQueue, flushMs: positiveEnv(env, 'READ_LOG_FLUSH_MS', 10_000), logger });
   const reads = new ReadRunner({ weaviate, embedder: createEmbedder(config.embeddings), log: readLog });
   const chat = createChatGateway(config.chat);
+  const useCases = new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR);
+  for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({
     runner: new WorkflowRunner(temporal, config.temporal.taskQueue),
     sessions: new AskSessions(temporal, config.temporal.taskQueue, logger),
     chat,
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
+    useCases,
     reads,
     verifier: cachedVerifier(new ApiKeyStore(weaviate), Number(env.KEY_CACHE_TTL_MS ?? 10_000)),
     readiness: createReadiness({ temporal, weaviate, config, chat }),

@@ -3,6 +3,7 @@
  */
 import type { ActivityDeps } from '../activities';
 import type { ServicesConfig } from '../activities/config';
+import { createChatGateway } from '../activities/models/chat';
 import { createEmbedder } from '../activities/models/embeddings';
 import { connectWeaviate } from '../activities/weaviate/client';
 
@@ -10,5 +11,6 @@ export function createActivityDeps(config: ServicesConfig): ActivityDeps {
   return {
     weaviate: () => connectWeaviate(config.weaviate),
     embedder: createEmbedder(config.embeddings),
+    chat: createChatGateway(config.chat),
   };
 }

@@ -22,6 +22,7 @@ export const OPERATIONS = {
   ask: 'ask',
   askSession: 'ask-session',
   feedback: 'feedback',
+  evaluate: 'evaluate',
 } as const;
 
 export type Operation = (typeof OPERATIONS)[keyof typeof OPERATIONS];

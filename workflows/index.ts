@@ -2,3 +2,4 @@
 export * from './ingestion';
 export * from './read-log';
 export * from './ask-session';
+export * from './evaluation';

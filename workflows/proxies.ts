@@ -29,3 +29,13 @@ export const sessionStore = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 70, nonRetryableErrorTypes: NON_RETRYABLE },
 });
+
+/**
+ * Grading one output: a model call per 20 rules (or the built-in judge, instant). An attempt may
+ * take 3 minutes; three attempts, so a stalled model ends in a timeout (504) well before the
+ * request's deadline would, unless the client asked for a shorter one (408).
+ */
+export const grading = proxyActivities<Activities>({
+  startToCloseTimeout: '3 minutes',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+});

@@ -135,8 +135,8 @@ async function caseSources(deps: Deps, input: AskRetrievalInput, vector: number[
       url: p.url ?? '',
       similarity: v ? cosine(vector, v) : 0,
       boost: 0,
-      // The answer comes from the public comments; the description says what was asked.
-      passages: [p.comments, p.description].filter((t: string | undefined) => t?.trim()),
+      // The answer is in the public comments (what was replied); the description only restates the problem.
+      passages: [p.comments?.trim() ? p.comments : p.description].filter((t: string | undefined) => t?.trim()),
     };
   });
 }

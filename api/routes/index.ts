@@ -9,6 +9,7 @@ import { rateLimit } from '../middlewares/rate-limit';
 import { buildOpenApiDocument } from '../schemas/openapi';
 import { articlesRoutes } from './articles';
 import { assistantRoutes } from './assistant';
+import { autoevalRoutes } from './autoeval';
 import { casesRoutes } from './cases';
 import { incidentsRoutes } from './incidents';
 import { pendingRoutes } from './pending';
@@ -35,6 +36,6 @@ export function createRouter(deps: RouteDeps): Router {
     rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, counter: deps.rateCounter }),
     searchAdmission: fairAdmission(new FairQueue(deps.limits.searchAdmission)),
   };
-  for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, assistantRoutes, pendingRoutes]) mount(router, routeDeps);
+  for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, assistantRoutes, autoevalRoutes, pendingRoutes]) mount(router, routeDeps);
   return router;
 }

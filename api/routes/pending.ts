@@ -1,5 +1,5 @@
 /**
- * Operations whose behaviour belongs to later work (summary, tag, sentiment, evaluate): they authenticate, authorise, validate and apply their cross-field rules fully, then
+ * Operations whose behaviour belongs to later work (summary, tag, sentiment): they authenticate, authorise, validate and apply their cross-field rules fully, then
  * answer 501 with the error body.
  */
 import { badRequest, notImplemented } from '../errors';
@@ -14,12 +14,9 @@ const CROSS_FIELD_RULES: Partial<Record<OperationId, (body: Body) => void>> = {
     const hasText = Boolean(body.subject?.trim() || body.description?.trim() || body.comments?.some((c: Body) => c.comment?.trim()));
     if (!hasText && !body.conversationId) throw badRequest('at least one of /subject, /description, /comments must be non-empty');
   },
-  evaluateOutput(body) {
-    if (body.rules !== undefined && body.use_case !== undefined) throw badRequest('send either /rules or /use_case, not both');
-  },
 };
 
-const PENDING: OperationId[] = ['summarize', 'tagConversation', 'analyzeSentiment', 'evaluateOutput'];
+const PENDING: OperationId[] = ['summarize', 'tagConversation', 'analyzeSentiment'];
 
 export const pendingRoutes: RouteModule = (router, deps) => {
   for (const id of PENDING) {

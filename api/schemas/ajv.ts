@@ -7,6 +7,7 @@
  *   are filled in, and only the first error is collected.
  * - `paramAjv` validates query strings and headers, which arrive as strings: it also coerces
  *   `"25"` to `25` and `"true"` to `true`.
+ * - `configAjv` validates operators' files (use cases): unknown keys are errors, not dropped.
  */
 import Ajv2020 from 'ajv/dist/2020';
 import type { AnySchemaObject, ErrorObject, Options, ValidateFunction } from 'ajv';
@@ -47,6 +48,8 @@ function createAjv(options: Options): Ajv2020 {
 export const bodyAjv = createAjv({});
 /** Validates query parameters and headers (strings coerced to the declared type). */
 export const paramAjv = createAjv({ coerceTypes: true });
+/** Validates operators' configuration files: an unknown key is an error there (a typo), never dropped. */
+export const configAjv = createAjv({ removeAdditional: false });
 
 /** A schema with an `$id`, i.e. one that is a named OpenAPI component and can be `$ref`ed. */
 export type NamedSchema = AnySchemaObject & { readonly $id: string };

@@ -313,13 +313,17 @@ export const operations = [
     description:
       'Grades one model output on demand against the rules sent, or the rules of `use_case`, or (neither ' +
       `sent) the \`default\` use case. At most ${evaluation.MAX_RULES} rules. Decision: success status 200 (the spec ` +
-      "shows none); every error status is an addition (the spec lists none). Inputs and outputs are redacted " +
-      'for personal data and secrets before storage.',
+      'shows none); every error status is an addition (the spec lists none). The result names its `judge`: a ' +
+      'configured model, or the deterministic built-in judge, which answers `not_applicable` for a rule it cannot read.',
     body: evaluation.EvaluateRequestSchema,
     headers: [TIMEOUT],
     success: ok(evaluation.EvaluateResponseSchema, 'The grading result.'),
-    ...statuses([], [...BODY, 501]),
-    errorNotes: { 400: `Also when both \`rules\` and \`use_case\` are sent, or more than ${evaluation.MAX_RULES} rules.` },
+    ...statuses([], BODY),
+    errorNotes: {
+      400: `Also when both \`rules\` and \`use_case\` are sent, more than ${evaluation.MAX_RULES} rules, or \`use_case\` names no use case.`,
+      413: 'Also when the messages, output and rules take more than 1.5 MiB as JSON.',
+      503: "Also when the use case's file is invalid, or the model judge's reply cannot be read after the retries.",
+    },
   },
 ] as const satisfies readonly Operation[];
 

@@ -12,6 +12,7 @@ import { createEmbedder } from '../../activities/models/embeddings';
 import { ApiKeyStore } from '../../activities/weaviate/api-keys';
 import { connectWeaviate } from '../../activities/weaviate/client';
 import { WeaviateRateCounts } from '../../activities/weaviate/rate-counts';
+import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../../activities/evaluation/use-cases';
 import { createChatGateway } from '../../activities/models/chat';
 import { AskSessions } from '../../api/ask-sessions';
 import { createApp } from '../../api/app';
@@ -107,6 +108,7 @@ describe('logging of errors', () => {
       sessions: new AskSessions(h.temporal, h.taskQueue),
       chat: createChatGateway(undefined),
       chatTimeoutMs: 30_000,
+      useCases: new UseCaseStore(DEFAULT_USE_CASES_DIR),
       reads: new ReadRunner({ weaviate, embedder: createEmbedder(loadServicesConfig().embeddings) }),
       verifier: cachedVerifier(new ApiKeyStore(weaviate), 300),
       // A readiness probe that breaks: the one way to reach a 500 without breaking a service.
@@ -127,7 +129,7 @@ describe('logging of errors', () => {
       fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
     assert.equal((await send('/v1/search/cases', '{"numResults": 500}')).status, 400);
     assert.equal((await send('/v1/search/cases', '{}', {})).status, 401);
-    assert.equal((await send('/v1/assistant/ask', '{"query": "hi"}')).status, 501);
+    assert.equal((await send('/v1/sentiment', '{"message": "hi"}')).status, 501);
     assert.equal((await fetch(`${url}/readyz`)).status, 500);
     await sleep(100);
     const requests = lines.filter((l) => l.msg === 'request');

@@ -1,0 +1,218 @@
+/**
+ * The typed checks a rule description is read into (rule-parser.ts), and how each is graded
+ * against a response. Every outcome comes with a concrete explanation ("312 words; at least 300
+ * required").
+ */
+import { detectLanguages, languageName } from './language';
+import { findCardNumbers, findEmails, findLinks, findPhones, findSecrets, mask } from './sensitive-data';
+import * as m from './text-measures';
+
+export type Relation = 'at_least' | 'at_most' | 'less_than' | 'more_than' | 'exactly';
+export type Count = { relation: Relation; n: number } | { relation: 'between'; min: number; max: number };
+
+export type Check =
+  | { kind: 'words' | 'sentences' | 'characters' | 'bullets' | 'highlights' | 'placeholders' | 'capital_words'; count: Count }
+  | { kind: 'paragraphs'; count: Count; separator: 'divider' | 'blank_line' }
+  | { kind: 'paragraph_first_word'; nth: number; word: string }
+  | { kind: 'keywords' | 'forbidden_words' | 'mentions'; words: string[] }
+  | { kind: 'keyword_frequency'; word: string; count: Count }
+  | { kind: 'letter_frequency'; letter: string; count: Count }
+  | { kind: 'language'; code: string }
+  | { kind: 'sections'; marker: string; count: Count }
+  | { kind: 'postscript'; marker: string }
+  | { kind: 'starts_with' | 'ends_with'; phrase: string; loose?: boolean }
+  | { kind: 'repeat_request'; text?: string }
+  | { kind: 'options'; options: string[] }
+  | { kind: 'two_responses'; separator: string }
+  | { kind: 'links'; required: boolean }
+  | { kind: 'lowercase' | 'uppercase' | 'json' | 'title' | 'quotation' | 'no_commas' | 'no_emails' | 'no_phones' | 'no_card_numbers' | 'no_secrets' }
+  | { kind: 'all'; checks: Check[] };
+
+export interface Message {
+  role: string;
+  content: string;
+}
+
+export interface CheckContext {
+  output: string;
+  messages: Message[];
+}
+
+export interface CheckResult {
+  outcome: 'pass' | 'fail' | 'not_applicable';
+  explanation: string;
+}
+
+export function satisfies(actual: number, c: Count): boolean {
+  switch (c.relation) {
+    case 'at_least': return actual >= c.n;
+    case 'at_most': return actual <= c.n;
+    case 'less_than': return actual < c.n;
+    case 'more_than': return actual > c.n;
+    case 'exactly': return actual === c.n;
+    case 'between': return actual >= c.min && actual <= c.max;
+  }
+}
+
+const RELATION_TEXT: Record<Relation, string> = { at_least: 'at least', at_most: 'at most', less_than: 'fewer than', more_than: 'more than', exactly: 'exactly' };
+
+/** "at least 300", "between 2 and 4". */
+export const describeCount = (c: Count): string => (c.relation === 'between' ? `between ${c.min} and ${c.max}` : `${RELATION_TEXT[c.relation]} ${c.n}`);
+
+const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+const verdict = (pass: boolean, explanation: string): CheckResult => ({ outcome: pass ? 'pass' : 'fail', explanation });
+const counted = (actual: number, c: Count, unit: string) => verdict(satisfies(actual, c), `${plural(actual, unit)}; ${describeCount(c)} required`);
+const listed = (items: string[], max = 3) => items.slice(0, max).map((s) => JSON.stringify(s)).join(', ') + (items.length > max ? ` and ${items.length - max} more` : '');
+
+/** The request a "repeat the request" rule refers to: the last user message without the repeat instruction. */
+export function requestToRepeat(messages: Message[]): string | undefined {
+  const user = [...messages].reverse().find((msg) => msg.role === 'user' && msg.content.trim());
+  if (!user) return undefined;
+  const text = user.content.trim();
+  const cue = /\b(?:repeat|repleat|restate|reproduce|echo|recite)\b/i;
+  const blocks = text.split(/\n\s*\n/);
+  if (blocks.length > 1 && cue.test(blocks[0]) && /\b(?:below|following)\b/i.test(blocks[0])) return blocks.slice(1).join('\n\n').trim();
+  const lines = text.split('\n');
+  const at = lines.findIndex((line) => cue.test(line));
+  if (at > 0) return lines.slice(0, at).join('\n').trim();
+  if (at === 0 && lines.length > 1) return lines.slice(1).join('\n').trim();
+  return text;
+}
+
+export function runCheck(check: Check, ctx: CheckContext): CheckResult {
+  const out = ctx.output;
+  switch (check.kind) {
+    case 'all': {
+      const results = check.checks.map((c) => runCheck(c, ctx));
+      const failed = results.filter((r) => r.outcome === 'fail');
+      const shown = [...failed, ...results.filter((r) => r.outcome !== 'fail')];
+      return { outcome: failed.length ? 'fail' : results.every((r) => r.outcome === 'not_applicable') ? 'not_applicable' : 'pass', explanation: shown.map((r) => r.explanation).join('; ') };
+    }
+    case 'words': return counted(m.countWords(out), check.count, 'word');
+    case 'sentences': return counted(m.countSentences(out), check.count, 'sentence');
+    case 'characters': return counted([...out].length, check.count, 'character');
+    case 'bullets': return counted(m.countBullets(out), check.count, 'bullet point');
+    case 'highlights': return counted(m.countHighlights(out), check.count, 'highlighted section');
+    case 'placeholders': return counted(m.countPlaceholders(out), check.count, 'placeholder in square brackets');
+    case 'capital_words': return counted(m.capitalWords(out).length, check.count, 'all-capital word');
+    case 'paragraphs': {
+      if (check.separator === 'blank_line') return counted(m.blankLineParagraphs(out).length, check.count, 'paragraph (blank-line separated)');
+      const n = m.dividerParagraphs(out);
+      if (n === undefined) return verdict(false, 'an empty paragraph between two *** dividers');
+      return counted(n, check.count, 'paragraph (*** separated)');
+    }
+    case 'paragraph_first_word': {
+      const paragraphs = m.blankLineParagraphs(out);
+      const p = paragraphs[check.nth - 1];
+      if (!p) return verdict(false, `only ${plural(paragraphs.length, 'paragraph')}; paragraph ${check.nth} must start with "${check.word}"`);
+      const first = m.firstWord(p);
+      return verdict(first === check.word.toLowerCase(), `paragraph ${check.nth} starts with "${first}"; "${check.word}" required`);
+    }
+    case 'keywords': {
+      const missing = check.words.filter((w) => !m.containsText(out, w));
+      return verdict(!missing.length, missing.length ? `missing ${listed(missing)}` : `contains ${listed(check.words)}`);
+    }
+    case 'mentions': {
+      const missing = check.words.filter((w) => !m.containsWord(out, w));
+      return verdict(!missing.length, missing.length ? `does not mention ${listed(missing)}` : `mentions ${listed(check.words)}`);
+    }
+    case 'forbidden_words': {
+      const found = check.words.filter((w) => m.containsWord(out, w));
+      return verdict(!found.length, found.length ? `uses forbidden ${listed(found)}` : `none of ${listed(check.words)} used`);
+    }
+    case 'keyword_frequency': {
+      const n = m.countOccurrences(out, check.word);
+      return verdict(satisfies(n, check.count), `"${check.word}" occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`);
+    }
+    case 'letter_frequency': {
+      const n = m.countLetter(out, check.letter);
+      return verdict(satisfies(n, check.count), `the letter "${check.letter}" occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`);
+    }
+    case 'language': {
+      const found = detectLanguages(out);
+      const want = languageName(check.code);
+      if (!found.length) return { outcome: 'not_applicable', explanation: `too little text to tell its language; ${want} required` };
+      const names = found.map(languageName);
+      const seen = found.length > 1 ? `detected ${names[0]} (${names.slice(1).join(', ')} about as likely)` : `detected ${names[0]}`;
+      return verdict(found.includes(check.code), `${seen}; ${want} required`);
+    }
+    case 'lowercase': {
+      const upper = [...new Set(out.match(/\p{Lu}/gu) ?? [])];
+      return verdict(m.isAllLower(out), m.isAllLower(out) ? 'all letters are lowercase' : upper.length ? `capital letters used: ${upper.slice(0, 5).join(' ')}` : 'no letters');
+    }
+    case 'uppercase': {
+      const lower = [...new Set(out.match(/\p{Ll}/gu) ?? [])];
+      return verdict(m.isAllUpper(out), m.isAllUpper(out) ? 'all letters are capitals' : lower.length ? `lowercase letters used: ${lower.slice(0, 5).join(' ')}` : 'no letters');
+    }
+    case 'json': {
+      const parsed = m.parseJsonOutput(out);
+      return verdict(parsed.ok, parsed.ok ? 'the output parses as JSON' : `not valid JSON: ${parsed.error}`);
+    }
+    case 'title': {
+      const title = m.findTitle(out);
+      return verdict(!!title, title ? `title <<${title}>>` : 'no title wrapped in << >>');
+    }
+    case 'quotation': {
+      const t = out.trim();
+      const ok = t.length > 1 && t[0] === '"' && t[t.length - 1] === '"';
+      return verdict(ok, ok ? 'wrapped in double quotation marks' : `starts with ${JSON.stringify(t.slice(0, 1))} and ends with ${JSON.stringify(t.slice(-1))}, not both "`);
+    }
+    case 'no_commas': {
+      const n = (out.match(/,/g) ?? []).length;
+      return verdict(n === 0, n ? `${plural(n, 'comma')} used` : 'no commas');
+    }
+    case 'two_responses': {
+      const sep = check.separator;
+      const parts = m.splitTwoResponses(out, sep);
+      if (!parts) return verdict(false, `an empty response between two ${sep} separators`);
+      if (parts.length !== 2) return verdict(false, `${plural(parts.length, 'response')} separated by ${sep}; 2 required`);
+      return verdict(parts[0].trim() !== parts[1].trim(), parts[0].trim() === parts[1].trim() ? 'the two responses are identical' : `two different responses separated by ${sep}`);
+    }
+    case 'options': {
+      const hit = check.options.find((o) => out.trim().includes(o));
+      return verdict(!!hit, hit ? `answers with ${JSON.stringify(hit)}` : `none of the options ${listed(check.options, 5)} in the answer`);
+    }
+    case 'sections': return counted(m.countSections(out, check.marker), check.count, `section marked "${check.marker} N"`);
+    case 'postscript': {
+      const ok = m.hasPostscript(out, check.marker);
+      return verdict(ok, ok ? `postscript starting with ${check.marker}` : `no postscript starting with ${check.marker}`);
+    }
+    case 'starts_with': {
+      const strip = (x: string) => x.trim().replace(/^[#>*_"'\s]+/, '').toLowerCase();
+      const ok = strip(out).startsWith(strip(check.phrase));
+      return verdict(ok, ok ? `starts with "${check.phrase}"` : `starts with "${out.trim().slice(0, 40)}", not "${check.phrase}"`);
+    }
+    case 'ends_with': {
+      const loose = (x: string) => (check.loose ? x.replace(/[.\s]+$/, '') : x);
+      const ok = loose(out.trim().replace(/^"+|"+$/g, '').toLowerCase()).endsWith(loose(check.phrase.trim().toLowerCase()));
+      return verdict(ok, ok ? `ends with "${check.phrase}"` : `ends with "${out.trim().slice(-40)}", not "${check.phrase}"`);
+    }
+    case 'repeat_request': {
+      const request = check.text ?? requestToRepeat(ctx.messages);
+      if (!request) return { outcome: 'not_applicable', explanation: 'no user request in the messages to compare with' };
+      const ok = out.trim().toLowerCase().startsWith(request.trim().toLowerCase());
+      return verdict(ok, ok ? 'starts by repeating the request word for word' : `does not start with the request word for word ("${request.slice(0, 40)}…")`);
+    }
+    case 'links': {
+      const links = findLinks(out);
+      if (check.required) return verdict(links.length > 0, links.length ? `contains a link (${links[0]})` : 'no link found');
+      return verdict(!links.length, links.length ? `contains ${plural(links.length, 'link')}: ${listed(links)}` : 'no links');
+    }
+    case 'no_emails': {
+      const found = findEmails(out);
+      return verdict(!found.length, found.length ? `contains ${plural(found.length, 'email address')}: ${found.map(mask).join(', ')}` : 'no email addresses');
+    }
+    case 'no_phones': {
+      const found = findPhones(out);
+      return verdict(!found.length, found.length ? `contains ${plural(found.length, 'phone number')}: ${found.map(mask).join(', ')}` : 'no phone numbers');
+    }
+    case 'no_card_numbers': {
+      const found = findCardNumbers(out);
+      return verdict(!found.length, found.length ? `contains ${plural(found.length, 'card number')} passing the Luhn check: ${found.map(mask).join(', ')}` : 'no card numbers');
+    }
+    case 'no_secrets': {
+      const found = findSecrets(out);
+      return verdict(!found.length, found.length ? `contains secrets: ${found.map((s) => `${s.kind} ${s.masked}`).join(', ')}` : 'no secrets such as keys, tokens or passwords');
+    }
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * A rule description prepared for reading: quoted strings are set aside (so that a keyword such as
+ * "sentence" is never read as an instruction), number words become digits, and the text is kept
+ * twice with equal length, as written (`raw`) and lower-cased (`low`). Family readers
+ * (rule-families.ts) consume the spans they understood, so two readers never claim the same words.
+ */
+import type { Count, Relation } from './checks';
+
+const SMALL: Record<string, number> = {
+  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+  thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, dozen: 12,
+};
+const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
+export const ORDINALS: Record<string, number> = {
+  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10, eleventh: 11, twelfth: 12,
+};
+
+/** Replaces matches with a replacement padded by spaces to the match's length, so positions stay the same. */
+const sameLength = (s: string, re: RegExp, fn: (...g: string[]) => string) =>
+  s.replace(re, (...g: any[]) => {
+    const r = fn(...g);
+    return r.length <= g[0].length ? r.padEnd(g[0].length, ' ') : g[0];
+  });
+
+/**
+ * Number words to digits without moving any position: "twenty-five" → "25", "three hundred" →
+ * "300", "a dozen" → "12", "twice" → "2×" (× stands for "times").
+ */
+export function numbersToDigits(s: string): string {
+  const small = Object.keys(SMALL).join('|');
+  const tens = Object.keys(TENS).join('|');
+  const unit = `(?:(${tens})(?:[\\s-](${small}))?|(${small}))`;
+  let out = sameLength(s, /\b\d{1,3}(?:,\d{3})+\b/g, (x) => x.replace(/,/g, ''));
+  out = sameLength(out, new RegExp(`\\b(?:a|an|${unit})\\s+(hundred|thousand)\\b`, 'gi'), (_x, t, u, sm, scale) => {
+    const base = t ? TENS[t.toLowerCase()] + (u ? SMALL[u.toLowerCase()] : 0) : sm ? SMALL[sm.toLowerCase()] : 1;
+    return String(base * (scale.toLowerCase() === 'hundred' ? 100 : 1000));
+  });
+  out = sameLength(out, /\b(\d+)\s+hundred\b/gi, (_x, n) => String(Number(n) * 100));
+  out = sameLength(out, new RegExp(`\\b(${tens})(?:[\\s-](${small}))?\\b`, 'gi'), (_x, t, u) => String(TENS[t.toLowerCase()] + (u ? SMALL[u.toLowerCase()] : 0)));
+  out = sameLength(out, new RegExp(`\\b(?:a\\s+)?(${small})\\b`, 'gi'), (x, w) => (/^a\s/i.test(x) && w.toLowerCase() !== 'dozen' ? x : String(SMALL[w.toLowerCase()])));
+  out = sameLength(out, /\b(?:twice|thrice)\b/gi, (x) => (x.toLowerCase() === 'twice' ? '2×' : '3×'));
+  out = sameLength(out, /(?<=\b(?:least|most|exactly|only|just|than|appears?|occurs?|used?|mentioned?|included?|repeated?|it)\s+)once\b/gi, () => '1×');
+  out = sameLength(out, /\b(?:a|one)\s+single\b/gi, () => '1');
+  out = sameLength(out, /\ba(?=\s+(?:paragraph|sentence|bullet|placeholder|title|section|postscript)\b)/gi, () => '1');
+  return out;
+}
+
+/** Quoted strings: "…", “…”, ‘…’, «…», `…` and '…' (an apostrophe inside a word does not open or close). */
+const QUOTE = /"([^"\n]+)"|“([^”\n]+)”|‘([^’\n]+)’|«([^»\n]+)»|`([^`\n]+)`|(?<=^|[\s([{:,=])'((?:[^'\n]|(?<=\p{L})'(?=\p{L}))+?)'(?=$|[\s.,;:!?)\]}])/gu;
+
+export class RuleText {
+  /** The description as written, with quotes replaced by ⟦i⟧ (for reading phrases and names literally). */
+  written: string;
+  /** `written` with number words as digits, of the same length. */
+  raw: string;
+  /** `raw` lower-cased, of the same length. */
+  low: string;
+  readonly quotes: string[] = [];
+
+  constructor(readonly description: string) {
+    let masked = description.replace(/\r\n?/g, '\n').replace(QUOTE, (...g) => {
+      const inner = g.slice(1, 7).find((x) => x !== undefined) as string;
+      this.quotes.push(inner);
+      return `⟦${this.quotes.length - 1}⟧`;
+    });
+    this.written = masked;
+    this.raw = numbersToDigits(masked);
+    this.low = [...this.raw].map((c) => (c.toLowerCase().length === c.length ? c.toLowerCase() : c)).join('');
+  }
+
+  /** Marks a span as understood: later readers see it as blanked out. */
+  consume(start: number, end: number): void {
+    const blank = '¦'.repeat(Math.max(0, end - start));
+    this.written = this.written.slice(0, start) + blank + this.written.slice(end);
+    this.raw = this.raw.slice(0, start) + blank + this.raw.slice(end);
+    this.low = this.low.slice(0, start) + blank + this.low.slice(end);
+  }
+
+  /** The quote behind a ⟦i⟧ token, or undefined. */
+  quote(token: string | undefined): string | undefined {
+    const m = token?.match(/^⟦(\d+)⟧$/);
+    return m ? this.quotes[Number(m[1])] : undefined;
+  }
+
+  /** The sentence span (in `low`) around a position: cut at . ! ? ; or a line break, not after e.g./i.e. */
+  sentenceAt(pos: number): [number, number] {
+    const stops = [...this.low.matchAll(/(?<!\b(?:e\.g|i\.e|vs|etc|p\.s|p\.p\.s))[.!?;](?=\s)|\n/g)].map((m) => m.index + m[0].length);
+    let start = 0;
+    for (const s of stops) {
+      if (s <= pos) start = s;
+      else return [start, s];
+    }
+    return [start, this.low.length];
+  }
+
+  /**
+   * The clause around a position: its sentence, cut where "and", "but" or a comma starts a new
+   * instruction ("… no longer than 120 words and should not contain any commas").
+   */
+  clauseAt(pos: number): [number, number] {
+    const [s, e] = this.sentenceAt(pos);
+    const starts = '(?:do\\s+not|don\'t|never|no|not|use|write|include|answer|respond|reply|keep|make|should|must|may|can|it|avoid|add|end|finish|start|begin|highlight|wrap|put|limit|mention|be|stay|ensure|there|give|provide|format|separate|mark)\\b';
+    const cut = new RegExp(`,?\\s+(?:and|but|while|plus|also)\\s+(?=${starts})|,\\s+(?=(?:do\\s+not|don't|never|use|write|include|answer|respond|keep|make|avoid|add|end|finish|start|begin|highlight|wrap|put|limit|mention|ensure)\\b)`, 'g');
+    let start = s;
+    for (const m of this.low.slice(s, e).matchAll(cut)) {
+      const at = s + m.index;
+      if (at >= pos) return [start, at];
+      start = at + m[0].length;
+    }
+    return [start, e];
+  }
+
+  /** All spans of sentences. */
+  sentences(): [number, number][] {
+    const out: [number, number][] = [];
+    for (let pos = 0; pos < this.low.length; ) {
+      const [s, e] = this.sentenceAt(pos);
+      out.push([s, e]);
+      pos = e > pos ? e : pos + 1;
+    }
+    return out;
+  }
+}
+
+// --- counts ----------------------------------------------------------------------------------
+
+const REL_BEFORE: [string, Relation][] = [
+  ['at the very least', 'at_least'], ['at the least', 'at_least'], ['at least', 'at_least'], ['no fewer than', 'at_least'], ['no less than', 'at_least'],
+  ['not fewer than', 'at_least'], ['not less than', 'at_least'], ['a minimum of', 'at_least'], ['minimum of', 'at_least'], ['at minimum', 'at_least'],
+  ['at a minimum', 'at_least'], ['minimum', 'at_least'], ['min\\.?', 'at_least'], ['upwards of', 'at_least'], ['no shorter than', 'at_least'], ['≥', 'at_least'], ['>=', 'at_least'],
+  ['more than', 'more_than'], ['greater than', 'more_than'], ['longer than', 'more_than'], ['in excess of', 'more_than'], ['exceeding', 'more_than'],
+  ['over', 'more_than'], ['above', 'more_than'], ['>', 'more_than'],
+  ['at the very most', 'at_most'], ['at the most', 'at_most'], ['at most', 'at_most'], ['no more than', 'at_most'], ['not more than', 'at_most'],
+  ['a maximum of', 'at_most'], ['maximum of', 'at_most'], ['maximum', 'at_most'], ['max\\.?', 'at_most'], ['up to', 'at_most'], ['no longer than', 'at_most'],
+  ['not longer than', 'at_most'], ['not exceeding', 'at_most'], ['not to exceed', 'at_most'], ['limited to', 'at_most'], ['capped at', 'at_most'],
+  ['within', 'at_most'], ['≤', 'at_most'], ['<=', 'at_most'],
+  ['less than', 'less_than'], ['fewer than', 'less_than'], ['shorter than', 'less_than'], ['under', 'less_than'], ['below', 'less_than'], ['<', 'less_than'],
+  ['exactly', 'exactly'], ['precisely', 'exactly'], ['a total of', 'exactly'], ['just', 'exactly'], ['only', 'exactly'], ['strictly', 'exactly'],
+];
+const REL_AFTER: [string, Relation][] = [
+  ['or more', 'at_least'], ['or greater', 'at_least'], ['or above', 'at_least'], ['or over', 'at_least'], ['and up', 'at_least'], ['and above', 'at_least'],
+  ['at least', 'at_least'], ['at minimum', 'at_least'], ['minimum', 'at_least'], ['min', 'at_least'], ['plus', 'at_least'],
+  ['or fewer', 'at_most'], ['or less', 'at_most'], ['or under', 'at_most'], ['or below', 'at_most'], ['at most', 'at_most'], ['maximum', 'at_most'],
+  ['max', 'at_most'], ['tops', 'at_most'], ['or so', 'exactly'],
+];
+const INVERT: Record<Relation, Relation> = { at_least: 'less_than', less_than: 'at_least', at_most: 'more_than', more_than: 'at_most', exactly: 'exactly' };
+
+const alt = (list: [string, Relation][]) => list.map(([p]) => p.replace(/ /g, '\\s+')).join('|');
+const relOf = (list: [string, Relation][], phrase: string) => list.find(([p]) => new RegExp(`^(?:${p.replace(/ /g, '\\s+')})$`).test(phrase.trim()))?.[1];
+const NEGATION = /\b(?:not|never|n't|cannot)\s+(?:[\p{L}']+\s+){0,2}$|n't\s+(?:[\p{L}']+\s+){0,2}$/u;
+/** Verbs that carry a relation: "exceed 50 words", "must not exceed 50 words". */
+const VERB_REL = '(?:exceed|surpass|go\\s+over|go\\s+beyond|top)s?';
+
+export interface FoundCount {
+  count: Count;
+  start: number;
+  end: number;
+}
+
+/**
+ * Finds a count of `noun` (a regex source) in `low` from `from` to `to`: "at least 300 words",
+ * "300+ words", "300 words or more", "between 2 and 4 paragraphs", "no more than 50 words",
+ * "must not exceed 50 words", "the word count should be under 50". A bare number gets `bare`.
+ */
+export function findCount(low: string, noun: string, bare: Relation, from = 0, to = low.length): FoundCount | undefined {
+  const text = low.slice(0, to);
+  const adj = '(?:(?!(?:times|of|in|the|per|each|every|and|or)\\b)[\\p{L}-]+\\s+){0,3}?';
+  const before = `(?<![\\p{L}])(?<before>${alt(REL_BEFORE)}|${VERB_REL})\\s+(?:of\\s+)?`;
+  const after = `(?<after>${alt(REL_AFTER)})\\b`;
+  const patterns: RegExp[] = [
+    new RegExp(`\\bbetween\\s+(?<min>\\d+)\\s+(?:and|to|-)\\s+(?<max>\\d+)\\s+${adj}(?:${noun})(?![\\p{L}])`, 'gu'),
+    new RegExp(`(?<![\\d.])(?<min>\\d+)\\s*(?:-|–|to)\\s*(?<max>\\d+)\\s+${adj}(?:${noun})(?![\\p{L}])`, 'gu'),
+    new RegExp(`(?:${before})?(?<![\\d.])(?<n>\\d+)(?:(?<plus>\\+)|\\s+(?<after1>or\\s+(?:more|fewer|less|greater)|plus)\\b)?\\s*${adj}(?:${noun})(?![\\p{L}])(?:\\s+${after})?`, 'gu'),
+    new RegExp(`(?<![\\p{L}])(?:${noun})(?:\\s+(?:count|number|total|length|limit))?\\s*(?:[\\p{L}':]+\\s+|⟦\\d+⟧\\s+){0,5}?${before}(?<n>\\d+)(?!\\s*(?:\\+\\s*)?[\\p{L}\\d%])`, 'gu'),
+  ];
+  let best: FoundCount | undefined;
+  for (const re of patterns) {
+    re.lastIndex = from;
+    const m = re.exec(text);
+    if (!m) continue;
+    const found = countFrom(m, text, bare);
+    if (found && (!best || found.start < best.start)) best = found;
+  }
+  return best;
+}
+
+function countFrom(m: RegExpExecArray, text: string, bare: Relation): FoundCount | undefined {
+  const g = m.groups ?? {};
+  const span = { start: m.index, end: m.index + m[0].length };
+  if (g.min !== undefined) return { count: { relation: 'between', min: Number(g.min), max: Number(g.max) }, ...span };
+  const n = Number(g.n);
+  let relation: Relation | undefined;
+  if (g.before) relation = new RegExp(`^${VERB_REL}$`).test(g.before.trim()) ? 'more_than' : relOf(REL_BEFORE, g.before);
+  else if (g.plus) relation = 'at_least';
+  else if (g.after1) relation = relOf(REL_AFTER, g.after1);
+  else if (g.after) relation = relOf(REL_AFTER, g.after);
+  else return { count: { relation: bare, n }, ...span };
+  if (!relation) return undefined;
+  const relStart = g.before ? m.index + m[0].indexOf(g.before) : m.index;
+  if (NEGATION.test(text.slice(Math.max(0, relStart - 40), relStart))) relation = INVERT[relation];
+  return { count: { relation, n }, ...span };
+}
+
+/** A list of keywords after a cue: quotes, or plain words separated by commas, "and", "or". */
+export function readList(rt: RuleText, start: number, end = rt.low.length): { items: string[]; end: number } | undefined {
+  const text = rt.written.slice(start, end);
+  const quoted = text.match(/^\s*[:\[(]?\s*⟦\d+⟧(?:\s*(?:,\s*(?:and|or)?|and|or|&|\/)\s*⟦\d+⟧)*/u);
+  if (quoted) return { items: [...quoted[0].matchAll(/⟦\d+⟧/g)].map((q) => rt.quote(q[0])!.trim()).filter(Boolean), end: start + quoted[0].length };
+  const stop = '(?:in|into|anywhere|throughout|within|at|from|when|while|for|to|if|as|so|because|inside|across|on|of|such|please|the|your|any|also)';
+  const word = `(?!${stop}\\b)[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*`;
+  const plain = text.match(new RegExp(`^\\s*:?\\s*(${word}(?:\\s*(?:,\\s*(?:and|or)?|and|or|&|\\/)\\s*${word})*)`, 'iu'));
+  if (!plain) return undefined;
+  const items = plain[1].split(/\s*(?:,\s*(?:and|or)?|\band\b|\bor\b|&|\/)\s*/i).map((s) => s.trim()).filter(Boolean);
+  return items.length ? { items, end: start + plain[0].length } : undefined;
+}
