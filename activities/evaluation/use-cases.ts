@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { compile, configAjv, formatAjvError } from '../../api/schemas/ajv';
+import { NAME_PATTERN } from '../../api/schemas/common';
 import { type Rule, RuleSchema, MAX_RULES } from '../../api/schemas/evaluation';
 import { TENANT_PATTERN } from '../weaviate/collections';
 
@@ -49,8 +50,8 @@ export class UseCaseError extends Error {
 
 const validateFile = compile<Omit<UseCase, 'name' | 'file'>>(configAjv, UseCaseFileSchema, [RuleSchema]);
 
-/** Use-case names are file names: letters, digits, `_` and `-`. */
-export const USE_CASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Use-case names are file names: letters, digits, `_` and `-` (the pattern of `use_case`). */
+export const USE_CASE_NAME = new RegExp(NAME_PATTERN);
 
 /** Parses and validates one use-case file's text. */
 export function parseUseCase(o: { name: string; file: string; text: string }): UseCase {

@@ -43,10 +43,14 @@ export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://';
 /** A string with at least one character that is not whitespace. */
 export const NOT_BLANK_PATTERN = '\\S';
 
+/** A name that is also a file name, such as a use case's: letters, digits, `_` and `-`. */
+export const NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+
 /** What a failed `pattern` says, per pattern, in words a client can act on. */
 export const PATTERN_MESSAGES: Record<string, string> = {
   [HTTP_URL_PATTERN]: 'must be an http or https URL',
   [NOT_BLANK_PATTERN]: 'must not be blank',
+  [NAME_PATTERN]: 'must be 1 to 64 letters, digits, _ or -',
 };
 
 /**

@@ -1,6 +1,6 @@
 /** POST /v1/control/autoeval/evaluate: grade one model output against rules. */
 import type { FromSchema } from 'json-schema-to-ts';
-import { id, LIMITS, list, nonEmpty, notRule, oneOf, str } from './common';
+import { id, LIMITS, list, NAME_PATTERN, nonEmpty, notRule, oneOf, str } from './common';
 
 export const RULE_SEVERITIES = ['critical', 'warning', 'info'] as const;
 export const VERDICTS = ['correct', 'defect'] as const;
@@ -64,7 +64,12 @@ export const EvaluateRequestSchema = {
     /** Rules to grade against, at most 100. */
     rules: list({ $ref: 'Rule' }, MAX_RULES, 'Rules to grade against (more is a 400).'),
     /** Use case whose rules apply, instead of `rules`. */
-    use_case: nonEmpty(LIMITS.label, 'Use case whose rules apply; alternative to `rules`.'),
+    use_case: {
+      type: 'string',
+      pattern: NAME_PATTERN,
+      maxLength: 64,
+      description: 'Use case whose rules apply; alternative to `rules`. 1 to 64 letters, digits, `_` or `-`; a name with no use case is a 400.',
+    },
   },
 } as const;
 export type EvaluateRequest = FromSchema<typeof EvaluateRequestSchema, { references: [typeof RuleSchema] }>;

@@ -24,6 +24,11 @@ UNDECLARED_HEADER_ONLY = "Invalid component: in header - object with unexpected 
 FEEDBACK = ("POST", "/v1/feedback")
 UNKNOWN_ANSWER_MESSAGE = "/id names no answer of this tenant"
 
+# Likewise a `use_case` name with no use-case file is a 400 (the decisions page).
+EVALUATE = ("POST", "/v1/control/autoeval/evaluate")
+UNKNOWN_USE_CASE_MESSAGE = "/use_case names no use case"
+UNKNOWN_NAMES = {FEEDBACK: UNKNOWN_ANSWER_MESSAGE, EVALUATE: UNKNOWN_USE_CASE_MESSAGE}
+
 # Case search rule 4, `offset + limit` at most 200, is a sum JSON Schema cannot state.
 CASE_SEARCH = ("POST", "/v1/search/cases")
 POSITIVE_DATA_REJECTED = "ST202"
@@ -49,8 +54,8 @@ def filter_failure(context, failure, case, response):
         return not (partial or late_partial)
     if failure.code == NEGATIVE_DATA_ACCEPTED and str(failure.message).rstrip().endswith(UNDECLARED_HEADER_ONLY):
         return response.status_code >= 500
-    if failure.code == POSITIVE_DATA_REJECTED and operation == FEEDBACK:
-        return not (response.status_code == 400 and str(body.get("error", "")).startswith(UNKNOWN_ANSWER_MESSAGE))
+    if failure.code == POSITIVE_DATA_REJECTED and operation in UNKNOWN_NAMES:
+        return not (response.status_code == 400 and str(body.get("error", "")).startswith(UNKNOWN_NAMES[operation]))
     if failure.code == POSITIVE_DATA_REJECTED and operation == CASE_SEARCH:
         return not (response.status_code == 400 and str(body.get("error", "")).startswith(RULE_4_MESSAGE))
     return True

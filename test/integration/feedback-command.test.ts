@@ -1,15 +1,10 @@
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { before, describe, it } from 'mocha';
+import { runScript } from '../helpers/run-script';
 import { api, createKey } from '../helpers/harness';
 import { article } from '../helpers/factories';
 
-const root = path.resolve(__dirname, '..', '..');
-const feedback = (...args: string[]) => {
-  const out = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', 'scripts/feedback.ts', ...args], { cwd: root, encoding: 'utf8', env: process.env });
-  return { code: out.status, stdout: out.stdout, stderr: out.stderr };
-};
+const feedback = (...args: string[]) => runScript('scripts/feedback.ts', ...args);
 
 describe('npm run feedback (operator command)', function () {
   this.timeout(120_000);

@@ -1,14 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { describe, it } from 'mocha';
+import { runScript } from '../helpers/run-script';
 import { api, freshTenant, getHarness } from '../helpers/harness';
 
-const root = path.resolve(__dirname, '..', '..');
-const keys = (...args: string[]) => {
-  const out = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', 'scripts/keys.ts', ...args], { cwd: root, encoding: 'utf8', env: process.env });
-  return { code: out.status, stdout: out.stdout, stderr: out.stderr };
-};
+const keys = (...args: string[]) => runScript('scripts/keys.ts', ...args);
 
 describe('npm run keys (operator command)', function () {
   this.timeout(120_000);
