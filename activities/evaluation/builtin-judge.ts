@@ -9,17 +9,23 @@ import type { Rule } from '../../api/schemas/evaluation';
 import { contentTokens } from '../ask/sentences';
 import { type Message, runCheck } from './checks';
 import { orderRuleResults, type Grading, type RuleResult } from './results';
-import { parseRule } from './rule-parser';
+import { readRule } from './rule-parser';
 
 export const BUILTIN_JUDGE = 'builtin-rules-v1';
 export const NEEDS_MODEL = 'this rule needs a model judge: the built-in judge cannot check it';
 
-/** Grades one rule; exported for the benchmark and the tests. */
+/**
+ * Grades one rule; exported for the benchmark and the tests. A rule read only in part fails when
+ * the part read fails; otherwise it is not_applicable, saying what was checked and what was not.
+ */
 export function gradeRule(rule: Pick<Rule, 'id' | 'description'>, ctx: { messages: Message[]; output: string }): RuleResult {
-  const check = parseRule(rule.description);
+  const { check, unread } = readRule(rule.description);
   if (!check) return { ruleId: rule.id, outcome: 'not_applicable', explanation: NEEDS_MODEL };
   const r = runCheck(check, ctx);
-  return { ruleId: rule.id, outcome: r.outcome, explanation: r.explanation };
+  if (!unread.length || r.outcome === 'not_applicable') return { ruleId: rule.id, outcome: r.outcome, explanation: r.explanation };
+  const rest = unread.map((u) => `"${u}"`).join(', ');
+  if (r.outcome === 'fail') return { ruleId: rule.id, outcome: 'fail', explanation: `${r.explanation} (not checked: ${rest})` };
+  return { ruleId: rule.id, outcome: 'not_applicable', explanation: `partly checked (${r.explanation}); ${NEEDS_MODEL} for ${rest}` };
 }
 
 /** Share of the output's distinct content words that also occur in the input messages (0..1). */
@@ -34,10 +40,14 @@ export function grounding(messages: Message[], output: string): number | undefin
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
-export function gradeWithBuiltinJudge(input: { messages: Message[]; output: string; rules: Rule[] }): Grading {
-  const { messages, output, rules } = input;
+/** A rule as the judge needs it: `category` and `severity` may be left to their defaults. */
+export type JudgeRule = Pick<Rule, 'id' | 'description'> & Partial<Pick<Rule, 'category' | 'severity'>>;
+
+export function gradeWithBuiltinJudge(input: { messages: Message[]; output: string; rules: JudgeRule[] }): Grading {
+  const { messages, output } = input;
+  const rules: Rule[] = input.rules.map((r) => ({ ...r, category: r.category ?? 'Custom', severity: r.severity ?? 'warning' }));
   const results = rules.map((rule) => gradeRule(rule, { messages, output }));
-  const severity = new Map(rules.map((r) => [r.id, r.severity ?? 'warning']));
+  const severity = new Map(rules.map((r) => [r.id, r.severity]));
   const gradable = results.filter((r) => r.outcome !== 'not_applicable');
   const passed = gradable.filter((r) => r.outcome === 'pass').length;
   const criticalFailed = results.filter((r) => r.outcome === 'fail' && severity.get(r.ruleId) === 'critical');

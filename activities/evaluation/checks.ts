@@ -25,6 +25,7 @@ export type Check =
   | { kind: 'options'; options: string[] }
   | { kind: 'two_responses'; separator: string }
   | { kind: 'links'; required: boolean }
+  | { kind: 'links_grounded' }
   | { kind: 'lowercase' | 'uppercase' | 'json' | 'title' | 'quotation' | 'no_commas' | 'no_emails' | 'no_phones' | 'no_card_numbers' | 'no_secrets' }
   | { kind: 'all'; checks: Check[] };
 
@@ -197,6 +198,11 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       const links = findLinks(out);
       if (check.required) return verdict(links.length > 0, links.length ? `contains a link (${links[0]})` : 'no link found');
       return verdict(!links.length, links.length ? `contains ${plural(links.length, 'link')}: ${listed(links)}` : 'no links');
+    }
+    case 'links_grounded': {
+      const input = ctx.messages.map((msg) => msg.content).join('\n').toLowerCase();
+      const invented = findLinks(out).filter((l) => !input.includes(l.toLowerCase().replace(/\/+$/, '')));
+      return verdict(!invented.length, invented.length ? `links not found in the input: ${listed(invented)}` : 'every link appears in the input');
     }
     case 'no_emails': {
       const found = findEmails(out);

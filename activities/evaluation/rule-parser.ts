@@ -1,24 +1,83 @@
 /**
  * Reads a rule's plain-English description into a typed check the built-in judge can grade, or
  * `undefined` when it cannot read it (such a rule needs a model judge). The readers
- * (rule-families.ts) understand English variants of each family, not one template: "Answer with
+ * (readers-structure.ts, readers-content.ts) understand English variants of each family, not one template: "Answer with
  * at least 300 words", "no fewer than 300 words", "Use 300+ words" and "Keep it under 50 words" are
  * all length rules. A description that states several checkable things ("in English and in all
- * capital letters") becomes one check of kind `all`.
+ * capital letters") becomes one check of kind `all`. What the readers leave over is looked at
+ * too: a clause that still reads like an instruction ("… and mention the ticket ID") is returned as
+ * `unread`, so the judge never passes a rule it only partly understood.
  */
 import type { Check } from './checks';
-import { READERS } from './rule-families';
-import { RuleText } from './rule-text';
+import * as c from './readers-content';
+import * as s from './readers-structure';
+import { type Reader, RuleText } from './rule-text';
 
 export type { Check } from './checks';
 
-export function parseRule(description: string): Check | undefined {
+/** The readers in the order they run: the most specific families claim their words first. */
+const READERS: Reader[] = [
+  s.repeatRequest, s.twoResponses, s.options, s.sections, s.postscript, s.title, s.paragraphFirstWord, s.paragraphs, s.bullets,
+  c.capitalWords, s.highlights, s.placeholders, c.letterFrequency, c.keywordFrequency, c.letterCase, c.language, s.json,
+  s.quotation, s.endsWith, s.startsWith, s.noCommas,
+  c.absence(/\be-?mail\s+(?:addresses|address|ids?)\b|\be-?mails\b/, 'no_emails'),
+  c.absence(/\b(?:(?:tele)?phone|mobile|cell(?:ular)?|contact|fax)\s*(?:phone\s*)?(?:numbers?|#)\b|\bphones?\b/, 'no_phones'),
+  c.absence(/\b(?:(?:credit|debit|payment|bank|customer)\s+)?card\s*(?:numbers?|details|data|info(?:rmation)?)\b|\bcredit\s+cards?\b|\bpans?\b/, 'no_card_numbers'),
+  c.absence(/\b(?:secrets?|api[- ]?keys?|access\s+keys?|secret\s+keys?|private\s+keys?|(?:access|auth|api|bearer)\s+tokens?|tokens?|passwords?|passphrases?|credentials?)\b/, 'no_secrets'),
+  c.links, c.mentions, c.forbiddenWords, c.keywords,
+  c.length('words', 'words?'), c.length('sentences', 'sentences?'), c.length('characters', 'characters?|chars'),
+];
+
+export interface ReadRule {
+  /** What could be read, if anything. */
+  check?: Check;
+  /** Clauses left over that still read like instructions the judge cannot check. */
+  unread: string[];
+}
+
+/** Words that state an instruction. */
+const INSTRUCTION = /\b(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|ensure|make\s+sure|always|never|do\s+not|don't|avoid|include|mention|use|write|say|add|answer|respond|reply|keep|refer|ask|greet|thank|apologi[sz]e|explain|provide|give|list|describe|summari[sz]e|state|offer|suggest|recommend|cite|stay|start|end|begin|finish|wrap|format|put|contain|written|writing|be)\b/;
+/** Words that carry no requirement of their own once the readers have taken theirs. */
+const FILLER = new Set(
+  [
+    'a an the your you my our it its this that these those in on of to with for by as at from and or but then also please only just',
+    'entire whole full all any every each everything anything response responses answer answers reply replies output text message content part',
+    'must should shall need needs has have be is are was were will would can could may might do does not no never always avoid dont make sure ensure',
+    'use using used write written say include included mention keep give provide put add format wrap start end begin finish contain contains containing',
+    'respond stay divide into appear appears share reveal leak expose disclose show print send display redact mask hide remove strip omit exclude',
+    'there here such like example following exact exactly separated separate other allowed way throughout anywhere somewhere total number times',
+    'words word characters letters letter sentence sentences paragraph paragraphs markdown bullet bullets point points list item items section sections',
+    'title double quotation quote quotes mark marks language case entirely fully completely solely exclusively strictly',
+    'one two three four five six seven eight nine ten least most more fewer less than once twice',
+    'summary email essay story poem post article note description explanation bio review tweet blog speech script',
+  ]
+    .join(' ')
+    .split(' '),
+);
+const PERMISSION = /^\s*(?:you\s+(?:can|may)|feel\s+free|it\s+is\s+(?:ok|fine)|(?:for\s+example|e\.g\.?|i\.e\.?|such\s+as|like)\b)/;
+
+function unreadClauses(rt: RuleText): string[] {
+  const out: string[] = [];
+  for (const piece of rt.written.split(/[.;!?\n()]+(?=\s|$)|[\n()]|¦+|,?\s+(?:and|but|then)\s+/i)) {
+    const clause = piece.replace(/⟦\d+⟧/g, ' ').replace(/\s+/g, ' ').trim();
+    const low = clause.toLowerCase();
+    if (!clause || PERMISSION.test(low) || !INSTRUCTION.test(low)) continue;
+    const content = (low.match(/[\p{L}'’]+/gu) ?? []).map((w) => w.replace(/['’]/g, '')).filter((w) => w.length > 2 && !FILLER.has(w));
+    if (content.length) out.push(clause);
+  }
+  return out;
+}
+
+export function readRule(description: string): ReadRule {
   const rt = new RuleText(description);
   const checks: Check[] = [];
   for (const read of READERS) {
     const found = read(rt);
     if (found) checks.push(...(Array.isArray(found) ? found : [found]));
   }
-  if (checks.length === 0) return undefined;
-  return checks.length === 1 ? checks[0] : { kind: 'all', checks };
+  if (checks.length === 0) return { unread: [description.trim()] };
+  return { check: checks.length === 1 ? checks[0] : { kind: 'all', checks }, unread: unreadClauses(rt) };
 }
+
+/** The check a description reads as (possibly only part of it: see `readRule`), or undefined. */
+export const parseRule = (description: string): Check | undefined => readRule(description).check;

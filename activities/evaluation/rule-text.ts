@@ -2,9 +2,9 @@
  * A rule description prepared for reading: quoted strings are set aside (so that a keyword such as
  * "sentence" is never read as an instruction), number words become digits, and the text is kept
  * twice with equal length, as written (`raw`) and lower-cased (`low`). Family readers
- * (rule-families.ts) consume the spans they understood, so two readers never claim the same words.
+ * (readers-structure.ts, readers-content.ts) consume the spans they understood, so two readers never claim the same words.
  */
-import type { Count, Relation } from './checks';
+import type { Check, Count, Relation } from './checks';
 
 const SMALL: Record<string, number> = {
   zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
@@ -41,7 +41,7 @@ export function numbersToDigits(s: string): string {
   out = sameLength(out, /\b(?:twice|thrice)\b/gi, (x) => (x.toLowerCase() === 'twice' ? '2×' : '3×'));
   out = sameLength(out, /(?<=\b(?:least|most|exactly|only|just|than|appears?|occurs?|used?|mentioned?|included?|repeated?|it)\s+)once\b/gi, () => '1×');
   out = sameLength(out, /\b(?:a|one)\s+single\b/gi, () => '1');
-  out = sameLength(out, /\ba(?=\s+(?:paragraph|sentence|bullet|placeholder|title|section|postscript)\b)/gi, () => '1');
+  out = sameLength(out, /\ba(?=\s+(?:paragraph|sentence|placeholder)\b)/gi, () => '1');
   return out;
 }
 
@@ -138,9 +138,9 @@ const REL_BEFORE: [string, Relation][] = [
   ['exactly', 'exactly'], ['precisely', 'exactly'], ['a total of', 'exactly'], ['just', 'exactly'], ['only', 'exactly'], ['strictly', 'exactly'],
 ];
 const REL_AFTER: [string, Relation][] = [
-  ['or more', 'at_least'], ['or greater', 'at_least'], ['or above', 'at_least'], ['or over', 'at_least'], ['and up', 'at_least'], ['and above', 'at_least'],
+  ['or more', 'at_least'], ['or longer', 'at_least'], ['or higher', 'at_least'], ['or greater', 'at_least'], ['or above', 'at_least'], ['or over', 'at_least'], ['and up', 'at_least'], ['and above', 'at_least'],
   ['at least', 'at_least'], ['at minimum', 'at_least'], ['minimum', 'at_least'], ['min', 'at_least'], ['plus', 'at_least'],
-  ['or fewer', 'at_most'], ['or less', 'at_most'], ['or under', 'at_most'], ['or below', 'at_most'], ['at most', 'at_most'], ['maximum', 'at_most'],
+  ['or fewer', 'at_most'], ['or less', 'at_most'], ['or shorter', 'at_most'], ['or lower', 'at_most'], ['or under', 'at_most'], ['or below', 'at_most'], ['at most', 'at_most'], ['maximum', 'at_most'],
   ['max', 'at_most'], ['tops', 'at_most'], ['or so', 'exactly'],
 ];
 const INVERT: Record<Relation, Relation> = { at_least: 'less_than', less_than: 'at_least', at_most: 'more_than', more_than: 'at_most', exactly: 'exactly' };
@@ -170,7 +170,7 @@ export function findCount(low: string, noun: string, bare: Relation, from = 0, t
   const patterns: RegExp[] = [
     new RegExp(`\\bbetween\\s+(?<min>\\d+)\\s+(?:and|to|-)\\s+(?<max>\\d+)\\s+${adj}(?:${noun})(?![\\p{L}])`, 'gu'),
     new RegExp(`(?<![\\d.])(?<min>\\d+)\\s*(?:-|–|to)\\s*(?<max>\\d+)\\s+${adj}(?:${noun})(?![\\p{L}])`, 'gu'),
-    new RegExp(`(?:${before})?(?<![\\d.])(?<n>\\d+)(?:(?<plus>\\+)|\\s+(?<after1>or\\s+(?:more|fewer|less|greater)|plus)\\b)?\\s*${adj}(?:${noun})(?![\\p{L}])(?:\\s+${after})?`, 'gu'),
+    new RegExp(`(?:${before})?(?<![\\d.])(?<n>\\d+)(?:(?<plus>\\+)|\\s+(?<after1>or\\s+(?:more|fewer|less|greater|longer|shorter)|plus)\\b)?\\s*${adj}(?:${noun})(?![\\p{L}])(?:\\s+${after})?`, 'gu'),
     new RegExp(`(?<![\\p{L}])(?:${noun})(?:\\s+(?:count|number|total|length|limit))?\\s*(?:[\\p{L}':]+\\s+|⟦\\d+⟧\\s+){0,5}?${before}(?<n>\\d+)(?!\\s*(?:\\+\\s*)?[\\p{L}\\d%])`, 'gu'),
   ];
   let best: FoundCount | undefined;
@@ -213,3 +213,34 @@ export function readList(rt: RuleText, start: number, end = rt.low.length): { it
   const items = plain[1].split(/\s*(?:,\s*(?:and|or)?|\band\b|\bor\b|&|\/)\s*/i).map((s) => s.trim()).filter(Boolean);
   return items.length ? { items, end: start + plain[0].length } : undefined;
 }
+
+// --- helpers of the family readers -----------------------------------------------------------
+
+/** A family reader: consumes what it understood and returns its check(s), or nothing. */
+export type Reader = (rt: RuleText) => Check | Check[] | undefined;
+
+export const Q = '⟦\\d+⟧';
+const NEG = /\b(?:no|not|never|without|avoid|avoiding|refrain|refraining|cannot|zero|free\s+of|exclude|excluding|omit|omitting|forbid|forbidden|prohibit|prohibited|banned|disallowed|redact|redacted|remove|strip|mask|masked|hide|leak|leaking|expose|exposing|reveal|revealing|disclose|disclosing)\b|n't\b/;
+const NEG_AFTER = /^[^.;\n]{0,40}?\b(?:(?:are|is|be)\s+(?:not\s+allowed|forbidden|prohibited|banned|disallowed|off-limits|not\s+permitted)|must\s+not|should\s+not|may\s+not|must\s+be\s+(?:removed|redacted|masked|hidden))\b/;
+
+/** The first match of `re` in the unconsumed text, with its absolute position. */
+export function find(rt: RuleText, re: RegExp, from = 0): RegExpExecArray | undefined {
+  const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`);
+  g.lastIndex = from;
+  return g.exec(rt.low) ?? undefined;
+}
+
+export const end = (m: RegExpExecArray) => m.index + m[0].length;
+export const consumeClause = (rt: RuleText, pos: number) => rt.consume(...rt.clauseAt(pos));
+/** Consumes every sentence that matches `re` (helper sentences such as "No other words should follow"). */
+export function consumeSentencesMatching(rt: RuleText, re: RegExp): void {
+  for (const [s, e] of rt.sentences()) if (re.test(rt.low.slice(s, e))) rt.consume(s, e);
+}
+/** Whether a negation precedes `pos` within its clause (or the sentence says the thing is not allowed after it). */
+export function negated(rt: RuleText, pos: number, after?: number): boolean {
+  const [s, e] = rt.clauseAt(pos);
+  return NEG.test(rt.low.slice(Math.max(s, pos - 60), pos)) || (after !== undefined && NEG_AFTER.test(rt.low.slice(after, e)));
+}
+export const atLeastOne: Count = { relation: 'at_least', n: 1 };
+export const NONE: Count = { relation: 'exactly', n: 0 };
+export const unquote = (rt: RuleText, token: string) => rt.quote(token) ?? token;

@@ -1,0 +1,146 @@
+/**
+ * `npm run bench:judge [-- options]`: the built-in judge of the evaluate feature on IFEval. No
+ * stack is needed: the judge is a pure function.
+ *
+ * Each of the 540 prompts that have a GPT-4 response and strict verdicts is graded with one
+ * plain-English rule per instruction; each outcome is compared with the official checker's
+ * verdict (`follow_instruction_list`). Reported: agreement over the instructions the judge could
+ * grade, the share it could not grade (`not_applicable`), both per instruction type, and the
+ * disagreements. The rules come from the project's phrasing (bench/lib/ifeval-rules.ts) unless
+ * `--rules <file.jsonl>` gives other phrasings (`{"key", "index", "description"}` per line); the
+ * alternative phrasing is always scored too, to show how the reader copes with other wording.
+ *
+ * Writes bench/results/judge.json (or `--out`); docs/benchmarks.md describes the protocol.
+ */
+import { Command, Option } from 'commander';
+import path from 'node:path';
+import { gradeRule } from '../activities/evaluation/builtin-judge';
+import { type IfevalItem, loadIfeval, type Phrasing, readRulesFile, renderRules, type RuleLine, writeRulesFile } from './lib/ifeval-rules';
+import { progress } from './lib/progress';
+import { DEFAULT_DATASETS, REPO_ROOT, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
+
+const MAX_DISAGREEMENTS = 200;
+
+interface Graded {
+  key: number;
+  index: number;
+  type: string;
+  rule: string;
+  reference: boolean;
+  outcome: 'pass' | 'fail' | 'not_applicable';
+  explanation: string;
+}
+
+function grade(items: IfevalItem[], rules: RuleLine[], label: string): Graded[] {
+  const byId = new Map(rules.map((r) => [`${r.key}:${r.index}`, r.description]));
+  const total = items.reduce((n, it) => n + it.instructions.length, 0);
+  const bar = progress(`[judge] ${label}`, total, { every: 200 });
+  const out: Graded[] = [];
+  for (const item of items) {
+    const messages = [{ role: 'user', content: item.prompt }];
+    for (const ins of item.instructions) {
+      const rule = byId.get(`${item.key}:${ins.index}`);
+      const r = rule === undefined ? { outcome: 'not_applicable' as const, explanation: 'no rule text for this instruction in the rules file' } : gradeRule({ id: `${item.key}:${ins.index}`, description: rule }, { messages, output: item.response });
+      out.push({ key: item.key, index: ins.index, type: ins.id, rule: rule ?? '', reference: ins.reference, outcome: r.outcome, explanation: r.explanation });
+      bar.tick();
+    }
+  }
+  bar.stop();
+  return out;
+}
+
+function summary(graded: Graded[]) {
+  const gradable = graded.filter((g) => g.outcome !== 'not_applicable');
+  const agree = gradable.filter((g) => (g.outcome === 'pass') === g.reference).length;
+  return {
+    n: graded.length,
+    /** null when nothing could be graded. */
+    agreement: gradable.length ? round(agree / gradable.length) : null,
+    not_gradable: round(graded.length ? (graded.length - gradable.length) / graded.length : 0),
+  };
+}
+
+function details(graded: Graded[]) {
+  const types = [...new Set(graded.map((g) => g.type))].sort();
+  const gradable = graded.filter((g) => g.outcome !== 'not_applicable');
+  const refFail = gradable.filter((g) => !g.reference);
+  const ourFail = gradable.filter((g) => g.outcome === 'fail');
+  const bothFail = ourFail.filter((g) => !g.reference).length;
+  const byPrompt = new Map<number, Graded[]>();
+  for (const g of graded) byPrompt.set(g.key, [...(byPrompt.get(g.key) ?? []), g]);
+  const prompts = [...byPrompt.values()];
+  const disagreements = gradable.filter((g) => (g.outcome === 'pass') !== g.reference);
+  return {
+    ...summary(graded),
+    gradable: gradable.length,
+    fail_precision: round(ourFail.length ? bothFail / ourFail.length : 0),
+    fail_recall: round(refFail.length ? bothFail / refFail.length : 0),
+    instruction_accuracy: { judge: round(gradable.filter((g) => g.outcome === 'pass').length / Math.max(1, gradable.length)), reference: round(graded.filter((g) => g.reference).length / Math.max(1, graded.length)) },
+    prompt_accuracy: {
+      judge: round(prompts.filter((p) => p.every((g) => g.outcome !== 'fail')).length / Math.max(1, prompts.length)),
+      reference: round(prompts.filter((p) => p.every((g) => g.reference)).length / Math.max(1, prompts.length)),
+    },
+    per_type: Object.fromEntries(types.map((t) => [t, summary(graded.filter((g) => g.type === t))])),
+    disagreements_total: disagreements.length,
+    disagreements: disagreements.slice(0, MAX_DISAGREEMENTS).map((g) => ({ key: g.key, instruction: g.type, rule: g.rule, judge: g.outcome, reference: g.reference ? 'pass' : 'fail', explanation: g.explanation })),
+    not_gradable_rules: graded.filter((g) => g.outcome === 'not_applicable').slice(0, MAX_DISAGREEMENTS).map((g) => ({ key: g.key, instruction: g.type, rule: g.rule })),
+  };
+}
+
+async function main() {
+  const program = new Command()
+    .description('Agreement of the built-in judge with the strict IFEval reference verdicts on the GPT-4 responses.')
+    .option('--datasets <dir>', 'folder holding the dataset folders', DEFAULT_DATASETS)
+    .option('--rules <file>', 'JSONL rules file ({"key", "index", "description"} per line) to grade with instead of a built-in phrasing')
+    .addOption(new Option('--phrasing <name>', 'built-in phrasing to grade with when no --rules file is given').choices(['project', 'alt', 'heldout']).default('project'))
+    .option('--write-rules <file>', 'write the selected built-in phrasing as a rules file and exit')
+    .option('--out <file>', 'result file', 'bench/results/judge.json')
+    .parse();
+  const o = program.opts<{ datasets: string; rules?: string; phrasing: Phrasing; writeRules?: string; out: string }>();
+  const items = loadIfeval(resolveDatasets(o.datasets));
+  if (o.writeRules) {
+    writeRulesFile(path.resolve(process.cwd(), o.writeRules), renderRules(items, o.phrasing));
+    console.log(`[judge] wrote ${renderRules(items, o.phrasing).length} rules (${o.phrasing} phrasing) to ${o.writeRules}`);
+    return;
+  }
+  const info = runInfo();
+  const started = Date.now();
+  const selected = o.rules ? readRulesFile(path.resolve(process.cwd(), o.rules)) : renderRules(items, o.phrasing);
+  const rulesFile = o.rules ? path.resolve(process.cwd(), o.rules) : undefined;
+  const inRepo = rulesFile && !path.relative(REPO_ROOT, rulesFile).startsWith('..');
+  const rulesLabel = rulesFile ? (inRepo ? path.relative(REPO_ROOT, rulesFile) : path.basename(rulesFile)) : `built-in ${o.phrasing} phrasing`;
+  const main = details(grade(items, selected, rulesLabel));
+  const others = (['project', 'alt', 'heldout'] as const).filter((p) => o.rules || p !== o.phrasing);
+  const phrasings = Object.fromEntries(others.map((p) => [p, summary(grade(items, renderRules(items, p), `${p} phrasing`))]));
+  const seconds = (Date.now() - started) / 1000;
+  const alt = o.rules || o.phrasing !== 'alt' ? phrasings.alt : { n: main.n, agreement: main.agreement, not_gradable: main.not_gradable };
+  const result = {
+    benchmark: 'IFEval strict verdicts on the GPT-4 responses, graded by the built-in judge (builtin-rules-v1)',
+    rules: rulesLabel,
+    prompts: items.length,
+    instructions: main.n,
+    agreement: main.agreement,
+    not_gradable: main.not_gradable,
+    goals: { agreement: 0.97, not_gradable: 0.03 },
+    alt_phrasing: { agreement: alt.agreement, not_gradable: alt.not_gradable },
+    phrasings,
+    seconds: round(seconds, 2),
+    gradable: main.gradable,
+    fail_precision: main.fail_precision,
+    fail_recall: main.fail_recall,
+    instruction_accuracy: main.instruction_accuracy,
+    prompt_accuracy: main.prompt_accuracy,
+    per_type: main.per_type,
+    disagreements_total: main.disagreements_total,
+    disagreements: main.disagreements,
+    not_gradable_rules: main.not_gradable_rules,
+    run: info,
+  };
+  console.log(`[judge] ${rulesLabel}: agreement ${main.agreement} over ${main.gradable} gradable, not gradable ${main.not_gradable}; alt phrasing: agreement ${alt.agreement}, not gradable ${alt.not_gradable}`);
+  writeResult(o.out, result);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
