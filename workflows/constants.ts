@@ -22,6 +22,8 @@ export const OPERATIONS = {
   ask: 'ask',
   askSession: 'ask-session',
   feedback: 'feedback',
+  /** Summary runs on the read path, like ask. */
+  summary: 'summary',
   evaluate: 'evaluate',
 } as const;
 

@@ -23,7 +23,7 @@ import { serverTiming } from './server-timing';
 import type { RouteModule } from './types';
 
 /** A model call takes seconds: each attempt gets the model's own timeout and a margin, two attempts. */
-const modelPolicy = (chatTimeoutMs: number): ReadPolicy => ({
+export const modelPolicy = (chatTimeoutMs: number): ReadPolicy => ({
   attemptTimeoutMs: chatTimeoutMs + 5000,
   totalTimeoutMs: 2 * chatTimeoutMs + 11_000,
   maxAttempts: 2,

@@ -11,6 +11,7 @@ import { articlesRoutes } from './articles';
 import { assistantRoutes } from './assistant';
 import { autoevalRoutes } from './autoeval';
 import { casesRoutes } from './cases';
+import { conversationsRoutes } from './conversations';
 import { incidentsRoutes } from './incidents';
 import { pendingRoutes } from './pending';
 import { searchRoutes } from './search';
@@ -36,6 +37,6 @@ export function createRouter(deps: RouteDeps): Router {
     rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, counter: deps.rateCounter }),
     searchAdmission: fairAdmission(new FairQueue(deps.limits.searchAdmission)),
   };
-  for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, assistantRoutes, autoevalRoutes, pendingRoutes]) mount(router, routeDeps);
+  for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, assistantRoutes, conversationsRoutes, autoevalRoutes, pendingRoutes]) mount(router, routeDeps);
   return router;
 }

@@ -180,7 +180,7 @@ export const operations = [
     body: summary.SummaryRequestSchema,
     headers: [LANGUAGE, TIMEOUT],
     success: ok(summary.SummaryResponseSchema, 'The summary.'),
-    ...statuses(CONVERSATION_ERRORS, [...BODY, 501]),
+    ...statuses(CONVERSATION_ERRORS, BODY),
     errorNotes: { 400: 'Also when the body has no text and `conversationId` names no uploaded case.' },
   },
   {
