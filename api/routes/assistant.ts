@@ -34,8 +34,8 @@ export const modelPolicy = (chatTimeoutMs: number): ReadPolicy => ({
 /** A leading rating word of feedback: `+1`/`helpful` → 1, `-1`/`not helpful` → -1, else 0. */
 export function feedbackRating(details: string): number {
   const text = details.trim().toLowerCase();
-  if (/^(-1|not helpful)\b/.test(text) || text.startsWith('-1')) return -1;
-  if (/^(\+1|helpful)\b/.test(text) || text.startsWith('+1')) return 1;
+  if (text.startsWith('-1') || /^not helpful\b/.test(text)) return -1;
+  if (text.startsWith('+1') || /^helpful\b/.test(text)) return 1;
   return 0;
 }
 

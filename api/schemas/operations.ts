@@ -162,7 +162,7 @@ export const operations = [
     headers: [LANGUAGE, CHAT, TIMEOUT],
     success: {
       ...ok(ask.AskResponseSchema, 'The answer.'),
-      headers: [header('Chat-Identifier', chatIdentifier("The new session's id when the request had none."), true)],
+      headers: [header('Chat-Identifier', chatIdentifier('The session of this answer: the one sent, or a new one when the request had none.'), true)],
     },
     ...statuses(CONVERSATION_ERRORS, BODY),
   },

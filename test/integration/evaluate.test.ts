@@ -1,9 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
-import { SCOPES } from '../../api/scopes';
-import { startInProcess, type InProcessApp } from '../../scripts/stack/in-process';
-import { startChatServer, type ChatServer } from '../helpers/chat-server';
+import type { ChatServer } from '../helpers/chat-server';
 import { api, createKey } from '../helpers/harness';
+import { startModelApp, type ModelApp } from '../helpers/model-app';
 
 const messages = [{ role: 'user', content: 'How do I reset my password?' }];
 const evaluate = (key: string, body: Record<string, unknown>) => api('POST', '/v1/control/autoeval/evaluate', { key, body });
@@ -61,27 +60,21 @@ describe('POST /v1/control/autoeval/evaluate (built-in judge)', () => {
 });
 
 describe('POST /v1/control/autoeval/evaluate (model judge, test model server)', () => {
+  let model: ModelApp;
   let chat: ChatServer;
-  let app: InProcessApp;
-  let key: string;
   const rules = [
     { id: 'polite', description: 'The answer is polite.' },
     { id: 'no-email', description: 'No email addresses.', severity: 'critical' },
   ];
-  const post = async (body: Record<string, unknown>) => {
-    const res = await fetch(`${app.baseUrl}/v1/control/autoeval/evaluate`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const post = (body: Record<string, unknown>) => model.post('/v1/control/autoeval/evaluate', body);
 
   before(async () => {
-    chat = await startChatServer();
-    app = await startInProcess({ env: { CHAT_BASE_URL: chat.baseUrl, CHAT_API_KEY: 'test', CHAT_MODEL: 'judge-model', CHAT_TIMEOUT_MS: '1000', LOG_LEVEL: 'silent' } });
-    key = (await app.keys.create({ tenant: (await createKey()).tenant, scopes: [...SCOPES] })).key;
+    model = await startModelApp({ CHAT_MODEL: 'judge-model' });
+    chat = model.chat;
   });
 
   after(async () => {
-    await app?.close();
-    await chat?.close();
+    await model?.close();
   });
 
   it('grades with the model, in JSON at temperature 0, the call as data, and orders critical failures first', async () => {

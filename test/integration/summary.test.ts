@@ -1,10 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
-import { SCOPES } from '../../api/scopes';
-import { startInProcess, type InProcessApp } from '../../scripts/stack/in-process';
-import { api, createKey } from '../helpers/harness';
+import type { ChatServer } from '../helpers/chat-server';
 import { supportCase } from '../helpers/factories';
-import { startChatServer, type ChatServer } from '../helpers/chat-server';
+import { api, createKey } from '../helpers/harness';
+import { startModelApp, type ModelApp } from '../helpers/model-app';
 
 const summary = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) => api('POST', '/v1/summary', { key, body, headers });
 
@@ -127,27 +126,20 @@ describe('POST /v1/summary (local engine)', () => {
 });
 
 describe('POST /v1/summary (model engine, test model server)', () => {
+  let app: ModelApp;
   let model: ChatServer;
-  let app: InProcessApp;
-  let key: string;
   const stored = supportCase({ id: 'refund-case', subject: 'Refund not received', description: 'I returned the shoes two weeks ago and got no refund yet.', comments: [{ commentId: 'r1', comment: 'PRIVATE: goodwill voucher approved', commenter: 'agent', isPublic: false, timeOfCreation: 1_700_000_001_000 }] });
 
-  const modelSummary = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${app.baseUrl}/v1/summary`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as any, headers: res.headers };
-  };
+  const modelSummary = (body: Record<string, unknown>, headers: Record<string, string> = {}) => app.post('/v1/summary', body, headers);
 
   before(async () => {
-    model = await startChatServer();
-    app = await startInProcess({ env: { CHAT_BASE_URL: model.baseUrl, CHAT_API_KEY: 'test', CHAT_TIMEOUT_MS: '1000', LOG_LEVEL: 'silent' } });
-    const tenantKey = await createKey();
-    key = (await app.keys.create({ tenant: tenantKey.tenant, scopes: [...SCOPES] })).key;
-    await upload(tenantKey.key, '/v1/cases', { data: [stored] });
+    app = await startModelApp();
+    model = app.chat;
+    await upload(app.harnessKey, '/v1/cases', { data: [stored] });
   });
 
   after(async () => {
     await app?.close();
-    await model?.close();
   });
 
   it('sends the conversation as data under rules it cannot change, and returns the summary in the format asked', async () => {

@@ -1,0 +1,45 @@
+/**
+ * A second worker and API in this process whose chat model is the test model server (the one
+ * allowed stand-in), with a key for a fresh tenant: for the tests of the model engines. Uploads
+ * can go through the shared harness with `harnessKey`, a key of the same tenant.
+ */
+import { SCOPES } from '../../api/scopes';
+import { startInProcess, type InProcessApp } from '../../scripts/stack/in-process';
+import { startChatServer, type ChatServer } from './chat-server';
+import { createKey, type ApiResponse } from './harness';
+
+export interface ModelApp {
+  chat: ChatServer;
+  app: InProcessApp;
+  tenant: string;
+  /** A key of the tenant for this app. */
+  key: string;
+  /** A key of the same tenant for the shared harness. */
+  harnessKey: string;
+  /** A JSON POST to this app with the tenant's key. */
+  post<T = any>(path: string, body: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+/** `env` adds to the app's settings: a model `test-model` with a 1 s timeout by default. */
+export async function startModelApp(env: Record<string, string> = {}): Promise<ModelApp> {
+  const chat = await startChatServer();
+  const app = await startInProcess({ env: { CHAT_BASE_URL: chat.baseUrl, CHAT_API_KEY: 'test', CHAT_MODEL: 'test-model', CHAT_TIMEOUT_MS: '1000', LOG_LEVEL: 'silent', ...env } });
+  const { tenant, key: harnessKey } = await createKey();
+  const { key } = await app.keys.create({ tenant, scopes: [...SCOPES] });
+  return {
+    chat,
+    app,
+    tenant,
+    key,
+    harnessKey,
+    async post(path, body, headers = {}) {
+      const res = await fetch(`${app.baseUrl}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as any, headers: res.headers };
+    },
+    async close() {
+      await app.close();
+      await chat.close();
+    },
+  };
+}
