@@ -16,7 +16,7 @@ export const RETRIEVAL = {
 };
 
 /** The phases of a search, timed when the caller asks (the API's Server-Timing header). */
-export type SearchPhase = 'tenant' | 'embed' | 'hybrid' | 'compose' | 'model';
+export type SearchPhase = 'tenant' | 'embed' | 'hybrid' | 'compose' | 'model' | 'session';
 
 export interface Deps {
   weaviate: () => Promise<WeaviateClient>;

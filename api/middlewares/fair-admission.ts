@@ -142,11 +142,16 @@ export class FairQueue {
   }
 }
 
-/** The middleware: runs the rest of the chain (the search) only once admitted. */
+/**
+ * The middleware: runs the rest of the chain (the search) only once admitted. The place is given
+ * back when the chain ends, or earlier by the handler through `ctx.state.releaseAdmission()` once
+ * its read is done (ask then records its turn without holding a place).
+ */
 export function fairAdmission(queue: FairQueue): Middleware {
   return async function fairAdmissionMiddleware(ctx, next) {
     const { tenant } = ctx.state.auth as AuthState;
     const release = await queue.acquire(tenant, ctx.state.deadline ?? Date.now() + 15_000);
+    ctx.state.releaseAdmission = release;
     try {
       await next();
     } finally {

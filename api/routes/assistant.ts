@@ -79,8 +79,11 @@ export const assistantRoutes: RouteModule = (router, deps) => {
           { tenant, question: body.query.trim(), history, productIds: productList(body.productId), author, language, now: Date.now() },
         ),
     });
+    // The read is done: the admission place goes to the next question while the turn is recorded.
+    ctx.state.releaseAdmission?.();
     const id = randomUUID();
     const response = presentAnswer({ id, answer: result.answer, language });
+    const recording = performance.now();
     await deps.sessions.record({
       tenant,
       chatId,
@@ -100,6 +103,7 @@ export const assistantRoutes: RouteModule = (router, deps) => {
         createdAt: Date.now(),
       },
     });
+    timings.session = performance.now() - recording;
     ctx.set('Chat-Identifier', chatId);
     ctx.set('Server-Timing', serverTiming(timing, timings));
     ctx.body = response;

@@ -127,6 +127,53 @@ export function semEvalCase(c: SemEvalCandidate) {
 /** The original question as the search text: subject and body. */
 export const semEvalQuery = (q: SemEvalQuestion) => [q.subject, q.body].filter((s) => s?.trim()).join('\n');
 
+// --- Banking77 ------------------------------------------------------------------------------
+
+/** Rows of a CSV text (RFC 4180: quoted fields may hold commas, doubled quotes and line breaks). */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 1;
+      } else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i += 1;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += ch;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows.filter((r) => r.some((f) => f.trim()));
+}
+
+export interface Banking77Row {
+  text: string;
+  category: string;
+}
+
+/** One split of BANKING77 (`train` or `test`): online-banking customer questions and their intent. */
+export function loadBanking77(root: string, split: 'train' | 'test'): Banking77Row[] {
+  const [header, ...rows] = parseCsv(fs.readFileSync(datasetFile(root, 'banking77', `${split}.csv`), 'utf8'));
+  if (header?.join() !== 'text,category') throw new Error(`banking77/${split}.csv: unexpected header ${JSON.stringify(header)}`);
+  return rows.map(([text, category], i) => {
+    if (text === undefined || category === undefined) throw new Error(`banking77/${split}.csv row ${i + 2}: expected 2 fields`);
+    return { text, category };
+  });
+}
+
 // --- GitHub status incidents -------------------------------------------------------------------
 
 interface StatusIncident {

@@ -1,0 +1,396 @@
+/**
+ * `npm run bench:ask [-- options]`: POST /v1/assistant/ask against the real stack with the local
+ * answer engine (scripts/stack/bench.ts starts the stack; this script starts a worker and the API
+ * in-process, with no chat model configured).
+ *
+ * - Answers: the 125 StackFAQ threads become articles of a fresh tenant (question = title, answers
+ *   = the body's paragraphs, one url per thread). Each of the 1,250 paraphrased queries is asked;
+ *   per group (A = tuning, B = held out): the share answered (not `no-answer`) and the share whose
+ *   first link is the gold thread's url. The empty query sf094_q10 is sent too: the API answers
+ *   400 and it counts as a miss.
+ * - Abstention: the 3,080 BANKING77 test questions are asked against the same knowledge base; the
+ *   share that comes back `no-answer`.
+ * - Latency: another tenant holds the ingest benchmark's articles (5,000 by default). StackFAQ
+ *   queries are asked through the API (16 keys in turn, so the per-key rate limit never applies)
+ *   and answered directly in-process by the same code the API runs (answerQuestion with the
+ *   activities' dependencies, then presentAnswer; no HTTP, no Temporal), at concurrency 1 and 16,
+ *   in interleaved rounds like bench:latency. Where the time goes: the Server-Timing entries of
+ *   the API's answers, and the same phases timed in the direct calls.
+ *
+ * Writes bench/results/ask.json (or --out). With --tune it calibrates the source choice on
+ * StackFAQ group A and BANKING77 train only (bench/tune-ask.ts) and writes
+ * bench/results/tune-ask.json instead. docs/benchmarks.md describes the protocol and the numbers.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import os from 'node:os';
+import { answerQuestion } from '../activities/ask/answer';
+import { ANSWER_THRESHOLD } from '../activities/ask/compose';
+import { loadServicesConfig } from '../activities/config';
+import { createChatGateway } from '../activities/models/chat';
+import { detectLanguage } from '../activities/text/article-text';
+import { ASK_RETRIEVAL } from '../activities/weaviate/ask-retrieve';
+import type { SearchPhase } from '../activities/weaviate/retrieve';
+import { presentAnswer } from '../api/presenters/ask';
+import { createActivityDeps } from '../worker/deps';
+import { ApiClient, chunks, mapPool } from './lib/api-client';
+import { articleSources, buildArticles, loadBanking77, loadStackFaq, StackFaqQuery } from './lib/datasets';
+import { shuffledQueries, stackFaqArticle } from './lib/latency-corpus';
+import { Call, pooledStats, ratio, Round, runRound } from './lib/latency-run';
+import { progress } from './lib/progress';
+import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
+import { averageServerTiming } from './lib/server-timing';
+import { freshTenant, InProcessApp, startApp, tenantClient } from './lib/stack-app';
+import { MIN_ANSWERED_A, tuneAsk } from './tune-ask';
+
+const SCOPES = ['articles:write', 'ask'];
+const GOALS = {
+  stackfaq_groupB_first_link_correct_min: 0.9,
+  banking77_no_answer_min: 0.9,
+  stackfaq_groupB_answered_min: 0.95,
+  api_over_direct_p50_c1_max: 1.25,
+  api_over_direct_throughput_c16_min: 0.8,
+};
+/** Settings of the API and the worker that shape the read path; null means the default. */
+const SETTINGS = ['SEARCH_MAX_IN_FLIGHT', 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT_SHARED', 'SEARCH_MAX_QUEUED_PER_TENANT', 'WORKER_MAX_ACTIVITIES', 'EMBEDDINGS_MAX_IN_FLIGHT', 'RATE_LIMIT_PER_MINUTE'];
+
+interface Options {
+  datasets: string;
+  out: string;
+  latencyArticles: number;
+  concurrency: number;
+  qualityConcurrency: number;
+  keys: number;
+  c1Requests: number;
+  highRequests: number;
+  rounds: number;
+  warmup: number;
+  maxRoundSeconds: number;
+  tune: boolean;
+  tuneNegatives: number;
+}
+
+const nonNegativeInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+};
+
+const load1m = () => round(os.loadavg()[0], 2);
+
+/** `n` items spread evenly over the list (a fixed sample that keeps the list's mix). */
+function evenSample<T>(items: readonly T[], n: number): T[] {
+  if (n >= items.length) return [...items];
+  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]);
+}
+
+async function uploadArticles(client: ApiClient, articles: object[], chunkSize: number, label: string): Promise<number> {
+  const bar = progress(`[ask] ${label}`, articles.length, { every: 500 });
+  const started = Date.now();
+  for (const chunk of chunks(articles, chunkSize)) {
+    const res = await client.upload('/v1/articles', { articles: chunk });
+    if (res.result !== 'success') throw new Error(`article upload was ${res.result}: ${JSON.stringify(res.failed).slice(0, 300)}`);
+    bar.tick(chunk.length);
+  }
+  bar.stop();
+  return round((Date.now() - started) / 1000, 1);
+}
+
+/** The StackFAQ threads as the articles of a fresh tenant, and a client for it. */
+async function stackFaqTenant(app: InProcessApp, o: Options, label: string) {
+  const { threads, queries } = loadStackFaq(resolveDatasets(o.datasets));
+  const tenant = freshTenant(label);
+  const client = await tenantClient(app, tenant, SCOPES, o.keys);
+  const articles = threads.map(stackFaqArticle);
+  const uploadSeconds = await uploadArticles(client, articles, 25, 'StackFAQ threads as articles');
+  console.log(`[ask] ${threads.length} StackFAQ threads uploaded as articles in ${uploadSeconds} s`);
+  const goldUrl = new Map(threads.map((t, i) => [t.thread_id, articles[i].url]));
+  return { tenant, client, threads, queries, goldUrl: (threadId: string) => goldUrl.get(threadId)!, uploadSeconds };
+}
+
+interface Asked {
+  status: number;
+  responseType?: string;
+  firstLink?: string;
+  links: string[];
+  serverTiming?: string;
+}
+
+async function askApi(client: ApiClient, query: string): Promise<Asked> {
+  const res = await client.request('POST', '/v1/assistant/ask', { query });
+  const links: string[] = res.status === 200 ? (res.body.links ?? []).map((l: any) => l.url) : [];
+  return { status: res.status, responseType: res.status === 200 ? (res.body.responseType ?? 'no-answer') : undefined, firstLink: links[0], links, serverTiming: res.headers.get('server-timing') ?? undefined };
+}
+
+const answered = (a: Asked) => a.status === 200 && a.responseType !== 'no-answer';
+
+async function quality(app: InProcessApp, o: Options) {
+  const kb = await stackFaqTenant(app, o, 'bench-ask');
+  const banking = loadBanking77(resolveDatasets(o.datasets), 'test');
+
+  let bar = progress('[ask] StackFAQ queries', kb.queries.length, { every: 125 });
+  let started = Date.now();
+  const faq = await mapPool(kb.queries, o.qualityConcurrency, async (q) => {
+    // sf094_q10 is empty: the API answers 400 and it counts as a miss.
+    const a = await askApi(kb.client, q.text);
+    bar.tick();
+    return { q, a, correct: answered(a) && a.firstLink === kb.goldUrl(q.thread_id) };
+  });
+  bar.stop();
+  const faqSeconds = (Date.now() - started) / 1000;
+
+  bar = progress('[ask] BANKING77 test questions', banking.length, { every: 500 });
+  started = Date.now();
+  const b77 = await mapPool(banking, o.qualityConcurrency, async (row) => {
+    const a = await askApi(kb.client, row.text);
+    bar.tick();
+    return { row, a };
+  });
+  bar.stop();
+  const bankingSeconds = (Date.now() - started) / 1000;
+
+  const statuses = (rows: { a: Asked }[]) => rows.reduce<Record<string, number>>((m, r) => ({ ...m, [r.a.status]: (m[r.a.status] ?? 0) + 1 }), {});
+  const group = (g: StackFaqQuery['group']) => {
+    const rows = faq.filter((r) => r.q.group === g);
+    const ans = rows.filter((r) => answered(r.a));
+    return {
+      queries: rows.length,
+      first_link_correct: round(rows.filter((r) => r.correct).length / rows.length),
+      answered: round(ans.length / rows.length),
+      // Among the answered: how often the first link is right, and the gold thread among the links at all.
+      first_link_correct_when_answered: round(ans.filter((r) => r.correct).length / Math.max(1, ans.length)),
+      gold_among_links_when_answered: round(ans.filter((r) => r.a.links.includes(kb.goldUrl(r.q.thread_id))).length / Math.max(1, ans.length)),
+      statuses: statuses(rows),
+    };
+  };
+  const bankingNoAnswer = b77.filter((r) => r.a.status === 200 && r.a.responseType === 'no-answer').length;
+  const perIntent = new Map<string, { n: number; answered: number }>();
+  for (const r of b77) {
+    const e = perIntent.get(r.row.category) ?? { n: 0, answered: 0 };
+    e.n += 1;
+    if (answered(r.a)) e.answered += 1;
+    perIntent.set(r.row.category, e);
+  }
+  const mostAnsweredIntents = [...perIntent.entries()]
+    .sort((a, b) => b[1].answered - a[1].answered || a[0].localeCompare(b[0]))
+    .slice(0, 10)
+    .map(([intent, e]) => ({ intent, answered: e.answered, of: e.n }));
+  const ok = [...faq, ...b77].filter((r) => r.a.status === 200);
+
+  return {
+    result: {
+      knowledge_base: { tenant_articles: kb.threads.length, upload_seconds: kb.uploadSeconds },
+      stackfaq_groupB: group('B'),
+      stackfaq_groupA: group('A'),
+      stackfaq_queries: kb.queries.length,
+      empty_queries_counted_as_misses: kb.queries.filter((q) => !q.text.trim()).map((q) => q.query_id),
+      banking77_no_answer: round(bankingNoAnswer / banking.length),
+      banking77: { questions: banking.length, no_answer: bankingNoAnswer, statuses: statuses(b77), most_answered_intents: mostAnsweredIntents },
+      asks_per_s: { stackfaq: round(kb.queries.length / faqSeconds, 2), banking77: round(banking.length / bankingSeconds, 2), concurrency: o.qualityConcurrency },
+      server_timing: averageServerTiming(ok.map((r) => r.a.serverTiming)),
+    },
+    details: {
+      stackfaq: faq.map((r) => ({ query_id: r.q.query_id, group: r.q.group, gold: r.q.thread_id, status: r.a.status, responseType: r.a.responseType, links: r.a.links.map((u) => u.split('/').pop()), correct: r.correct })),
+      banking77_answered: b77.filter((r) => answered(r.a)).map((r) => ({ text: r.row.text, intent: r.row.category, links: r.a.links.map((u) => u.split('/').pop()) })),
+    },
+  };
+}
+
+type Mode = 'direct' | 'api';
+const MODES: Mode[] = ['direct', 'api'];
+
+/** A Server-Timing header value from phases timed in this process, so both modes average alike. */
+const timingHeader = (phases: Partial<Record<SearchPhase, number>>, totalMs: number) =>
+  [...Object.entries(phases).map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`), `read;dur=${totalMs.toFixed(1)}`].join(', ');
+
+async function latency(app: InProcessApp, o: Options) {
+  const root = resolveDatasets(o.datasets);
+  const tenant = freshTenant('bench-ask-latency');
+  const client = await tenantClient(app, tenant, SCOPES, o.keys);
+  const articles = buildArticles(articleSources(root), o.latencyArticles);
+  const uploadSeconds = await uploadArticles(client, articles, 200, `${articles.length} ingest-benchmark articles`);
+  console.log(`[ask] ${articles.length} articles uploaded in ${uploadSeconds} s`);
+  const queries = shuffledQueries(loadStackFaq(root).queries);
+
+  const config = loadServicesConfig();
+  const chat = createChatGateway(config.chat);
+  if (chat.engine !== 'local') throw new Error('the direct path must use the local engine, like the API here');
+  const activityDeps = createActivityDeps(config);
+  const direct = async (query: string) => {
+    const timings: Partial<Record<SearchPhase, number>> = {};
+    const started = performance.now();
+    const question = query.trim();
+    const language = detectLanguage(question)?.toLowerCase().split(/[-_]/)[0] || 'en';
+    const result = await answerQuestion({ ...activityDeps, chat, timings }, { tenant, question, history: [], productIds: [], author: 'customer', language, now: Date.now() });
+    const body = presentAnswer({ id: 'direct', answer: result.answer, language });
+    return { status: 200, body, serverTiming: timingHeader(timings, performance.now() - started) };
+  };
+  const api = async (query: string) => {
+    const res = await client.raw('POST', '/v1/assistant/ask', { query });
+    return { status: res.status, body: res.body, serverTiming: res.headers.get('server-timing') ?? undefined };
+  };
+  const calls: Record<Mode, (q: string) => Promise<{ status: number; body: any; serverTiming?: string }>> = { direct, api };
+
+  // The same answer both ways: response type and links of a few queries must agree.
+  const checked = queries.slice(0, 10);
+  let same = 0;
+  for (const q of checked) {
+    const [d, a] = [await direct(q), await api(q)];
+    if (d.body.responseType === a.body.responseType && JSON.stringify(d.body.urls) === JSON.stringify(a.body.urls)) same += 1;
+  }
+
+  const answeredBy: Record<Mode, { calls: number; answered: number }> = { direct: { calls: 0, answered: 0 }, api: { calls: 0, answered: 0 } };
+  let cursor = 0;
+  const call = (mode: Mode): Call => async () => {
+    const r = await calls[mode](queries[cursor++ % queries.length]);
+    if (r.status === 200) {
+      answeredBy[mode].calls += 1;
+      if (r.body.responseType !== 'no-answer') answeredBy[mode].answered += 1;
+    }
+    return { status: r.status, serverTiming: r.serverTiming };
+  };
+
+  const loadBeforeMeasuring = load1m();
+  for (const mode of MODES) {
+    await runRound(o.warmup, 1, o.maxRoundSeconds * 1000, call(mode));
+    await runRound(o.warmup * 2, o.concurrency, o.maxRoundSeconds * 1000, call(mode));
+  }
+  const levels = [
+    { label: 'c1', concurrency: 1, perRound: Math.ceil(o.c1Requests / o.rounds) },
+    { label: `c${o.concurrency}`, concurrency: o.concurrency, perRound: Math.ceil(o.highRequests / o.rounds) },
+  ];
+  const stats: Record<string, ReturnType<typeof pooledStats>> = {};
+  const breakdown: Record<string, unknown> = {};
+  const loadSamples = [load1m()];
+  const sampler = setInterval(() => loadSamples.push(load1m()), 5000);
+  try {
+    for (const level of levels) {
+      const rounds: Record<Mode, Round[]> = { direct: [], api: [] };
+      for (let r = 0; r < o.rounds; r++) {
+        // Each round starts with the other mode, so neither always runs first.
+        for (const mode of r % 2 ? [...MODES].reverse() : MODES) rounds[mode].push(await runRound(level.perRound, level.concurrency, o.maxRoundSeconds * 1000, call(mode)));
+      }
+      for (const mode of MODES) {
+        const s = (stats[`${mode}_${level.label}`] = pooledStats(rounds[mode]));
+        console.log(`[ask] ${mode} ${level.label}: p50 ${s.p50_ms} ms, p95 ${s.p95_ms} ms, ${s.per_s}/s (${s.ok}/${s.requests} ok)`);
+        const ok = rounds[mode].flatMap((x) => x.samples).filter((x) => x.status === 200);
+        breakdown[`${mode}_${level.label}`] = { ...averageServerTiming(ok.map((x) => x.serverTiming)), client: { samples: ok.length, mean_ms: round(ok.reduce((a, x) => a + x.ms, 0) / Math.max(1, ok.length), 2) } };
+      }
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  loadSamples.push(load1m());
+
+  const high = `c${o.concurrency}`;
+  return {
+    protocol: {
+      tenant_articles: articles.length,
+      articles: 'the ingest benchmark articles (bench/lib/datasets.ts buildArticles): StackFAQ answers and DialogSum dialogues, 3 products',
+      upload_seconds: uploadSeconds,
+      queries: `StackFAQ paraphrased questions (${queries.length} non-empty, fixed shuffle), no productId, author customer`,
+      modes: {
+        direct: 'answerQuestion (retrieval + local composition) and presentAnswer in-process with the worker dependencies; no HTTP, no Temporal',
+        api: `POST /v1/assistant/ask over HTTP on the loopback, no Chat-Identifier (each ask starts its session), ${o.keys} keys of the tenant in turn`,
+      },
+      calls_per_mode: { c1: o.c1Requests, [high]: o.highRequests },
+      rounds: o.rounds,
+      warmup_per_mode: o.warmup,
+      throughput: 'answers (status 200) per second of the rounds summed wall time (closed loop)',
+    },
+    api_c1: stats.api_c1,
+    [`api_${high}`]: stats[`api_${high}`],
+    direct_c1: stats.direct_c1,
+    [`direct_${high}`]: stats[`direct_${high}`],
+    api_over_direct_p50_c1: ratio(stats.api_c1.p50_ms, stats.direct_c1.p50_ms),
+    [`api_over_direct_throughput_${high}`]: ratio(stats[`api_${high}`].per_s, stats[`direct_${high}`].per_s),
+    [`api_over_direct_p50_${high}`]: ratio(stats[`api_${high}`].p50_ms, stats[`direct_${high}`].p50_ms),
+    same_answer_direct_and_api: `${same}/${checked.length}`,
+    answered_share: Object.fromEntries(MODES.map((m) => [m, round(answeredBy[m].answered / Math.max(1, answeredBy[m].calls))])),
+    breakdown,
+    load_average_1m: { before_measuring: loadBeforeMeasuring, while_measuring: { min: Math.min(...loadSamples), mean: round(loadSamples.reduce((a, b) => a + b, 0) / loadSamples.length, 2), max: Math.max(...loadSamples), samples: loadSamples.length } },
+  };
+}
+
+async function tune(app: InProcessApp, o: Options) {
+  const kb = await stackFaqTenant(app, o, 'bench-ask-tune');
+  const train = loadBanking77(resolveDatasets(o.datasets), 'train');
+  const negatives = evenSample(train, o.tuneNegatives).map((r) => r.text);
+  const positives = kb.queries.filter((q) => q.group === 'A');
+  const tuned = await tuneAsk({ tenant: kb.tenant, positives, goldUrl: kb.goldUrl, negatives, concurrency: o.qualityConcurrency });
+  return { positives: positives.length, negatives: { source: 'banking77/train.csv', sampled: negatives.length, of: train.length, sample: 'evenly spread over the file (every ~6.7th row), all 77 intents' }, ...tuned };
+}
+
+async function main(): Promise<void> {
+  const o = new Command('bench:ask')
+    .description('POST /v1/assistant/ask with the local engine: answers and first links on StackFAQ, abstention on BANKING77, latency through the API against the same code called directly.')
+    .option('--datasets <dir>', 'folder holding stackfaq/, banking77/ and dialogsum/ (relative to the repository root)', DEFAULT_DATASETS)
+    .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/ask.json')
+    .option('--latency-articles <n>', 'articles in the latency tenant (the ingest benchmark articles); 0 skips the latency part', nonNegativeInt, 5000)
+    .option('--concurrency <n>', 'the high concurrency level of the latency part (the low one is 1)', positiveInt, 16)
+    .option('--quality-concurrency <n>', 'asks in flight while scoring StackFAQ and BANKING77 (and retrievals while tuning)', positiveInt, 4)
+    .option('--keys <n>', 'API keys of each tenant to spread requests over (the rate limit is per key)', positiveInt, 16)
+    .option('--c1-requests <n>', 'latency: calls per mode at concurrency 1, over all rounds', positiveInt, 90)
+    .option('--high-requests <n>', 'latency: calls per mode at the high concurrency, over all rounds', positiveInt, 240)
+    .option('--rounds <n>', 'latency: interleaved rounds per concurrency level', positiveInt, 3)
+    .option('--warmup <n>', 'latency: warm-up calls per mode (twice as many at the high concurrency)', positiveInt, 10)
+    .option('--max-round-seconds <n>', 'latency: a round stops sending after this long', positiveInt, 90)
+    .option('--tune', 'calibrate the no-answer threshold, lexical weight and article alpha on StackFAQ group A and BANKING77 train; writes bench/results/tune-ask.json', false)
+    .option('--tune-negatives <n>', 'BANKING77 train questions used as negatives when tuning', positiveInt, 1500)
+    .parse()
+    .opts<Options>();
+
+  // The local engine: no chat model, whatever the environment says.
+  for (const name of ['CHAT_BASE_URL', 'CHAT_API_KEY', 'OPENAI_API_KEY']) delete process.env[name];
+
+  const info = runInfo();
+  const started = Date.now();
+  const app = await startApp();
+  try {
+    if (o.tune) {
+      const tuned = await tune(app, o);
+      writeResult('bench/results/tune-ask.json', { ...info, datasets: 'StackFAQ group A (positives) and BANKING77 train (negatives) only', goal_margin: { groupA_answered_min: MIN_ANSWERED_A }, ...tuned, total_seconds: round((Date.now() - started) / 1000, 1) });
+      return;
+    }
+    const q = await quality(app, o);
+    console.log(
+      `[ask] StackFAQ group B: first link correct ${q.result.stackfaq_groupB.first_link_correct}, answered ${q.result.stackfaq_groupB.answered}; ` +
+        `group A: ${q.result.stackfaq_groupA.first_link_correct}, ${q.result.stackfaq_groupA.answered}; BANKING77 test no-answer ${q.result.banking77_no_answer}`,
+    );
+    const lat = o.latencyArticles > 0 ? await latency(app, o) : undefined;
+    const high = `c${o.concurrency}`;
+    writeResult(o.out, {
+      ...info,
+      engine: 'local',
+      settings: Object.fromEntries(SETTINGS.map((name) => [name, process.env[name] ?? null])),
+      knobs: { answer_threshold: ANSWER_THRESHOLD, article_retrieval: ASK_RETRIEVAL.articles },
+      goals: GOALS,
+      goals_met: {
+        stackfaq_groupB_first_link_correct: q.result.stackfaq_groupB.first_link_correct >= GOALS.stackfaq_groupB_first_link_correct_min,
+        banking77_no_answer: q.result.banking77_no_answer >= GOALS.banking77_no_answer_min,
+        stackfaq_groupB_answered: q.result.stackfaq_groupB.answered >= GOALS.stackfaq_groupB_answered_min,
+        ...(lat
+          ? {
+              api_over_direct_p50_c1: (lat.api_over_direct_p50_c1 ?? Infinity) <= GOALS.api_over_direct_p50_c1_max,
+              [`api_over_direct_throughput_${high}`]: ((lat[`api_over_direct_throughput_${high}`] as number | null) ?? 0) >= GOALS.api_over_direct_throughput_c16_min,
+            }
+          : {}),
+      },
+      ...q.result,
+      latency: lat ?? 'skipped (--latency-articles 0)',
+      load_average_1m_at_start: info.machine.loadAverage1mAtStart,
+      total_seconds: round((Date.now() - started) / 1000, 1),
+    });
+    // Per-query answers for error analysis; *.tmp.json is not committed.
+    writeResult(o.out.replace(/\.json$/, '-details.tmp.json'), q.details);
+  } finally {
+    await app.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(`[bench:ask] ${err.stack ?? err}`);
+    process.exit(1);
+  },
+);
