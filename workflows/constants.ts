@@ -24,6 +24,7 @@ export const OPERATIONS = {
   feedback: 'feedback',
   /** Summary runs on the read path, like ask. */
   summary: 'summary',
+  sentiment: 'sentiment',
   evaluate: 'evaluate',
 } as const;
 

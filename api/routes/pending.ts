@@ -1,5 +1,5 @@
 /**
- * Operations whose behaviour belongs to later work (tag, sentiment): they authenticate, authorise, validate and apply their cross-field rules fully, then
+ * Operations whose behaviour belongs to later work (tag): they authenticate, authorise, validate and apply their cross-field rules fully, then
  * answer 501 with the error body.
  */
 import { notImplemented } from '../errors';
@@ -12,7 +12,7 @@ type Body = Record<string, any>;
 /** Rules across fields that the schema cannot say; none of the pending operations has one now. */
 const CROSS_FIELD_RULES: Partial<Record<OperationId, (body: Body) => void>> = {};
 
-const PENDING: OperationId[] = ['tagConversation', 'analyzeSentiment'];
+const PENDING: OperationId[] = ['tagConversation'];
 
 export const pendingRoutes: RouteModule = (router, deps) => {
   for (const id of PENDING) {

@@ -221,7 +221,7 @@ export const operations = [
     body: sentiment.SentimentRequestSchema,
     headers: [LANGUAGE, TIMEOUT],
     success: ok(sentiment.SentimentResponseSchema, 'The sentiment.'),
-    ...statuses(CONVERSATION_ERRORS, [...BODY, 501]),
+    ...statuses(CONVERSATION_ERRORS, BODY),
   },
   {
     operationId: 'uploadArticles',

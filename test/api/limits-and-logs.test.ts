@@ -129,7 +129,7 @@ describe('logging of errors', () => {
       fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
     assert.equal((await send('/v1/search/cases', '{"numResults": 500}')).status, 400);
     assert.equal((await send('/v1/search/cases', '{}', {})).status, 401);
-    assert.equal((await send('/v1/sentiment', '{"message": "hi"}')).status, 501);
+    assert.equal((await send('/v1/tag', '{"message": "hi"}')).status, 501);
     assert.equal((await fetch(`${url}/readyz`)).status, 500);
     await sleep(100);
     const requests = lines.filter((l) => l.msg === 'request');
