@@ -84,11 +84,13 @@ describe('POST /v1/sentiment (local engine)', () => {
   });
 
   it('answers 400 for a missing or empty message, Neutral 0 for whitespace only, 403 without the sentiment scope', async () => {
-    for (const body of [{}, { message: '' }, { conversationId: 'c-1' }, { message: 'hi', extra: 1 }]) {
+    for (const body of [{}, { message: '' }, { conversationId: 'c-1' }]) {
       const res = await sentiment(key, body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(res.body.status, 'INVALID_ARGUMENT');
     }
+    // Unknown fields are ignored, not refused (the decisions page).
+    assert.equal((await sentiment(key, { message: 'hi', extra: 1 })).status, 200);
     assert.deepEqual((await sentiment(key, { message: ' \n\t ' })).body, { sentiment: 0, label: 'Neutral' });
     const { key: searchOnly } = await createKey({ scopes: ['search'] });
     assert.equal((await sentiment(searchOnly, { message: 'hi' })).status, 403);
