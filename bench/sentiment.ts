@@ -24,7 +24,7 @@ import { Command } from 'commander';
 import { loadServicesConfig } from '../activities/config';
 import { createEmbedder } from '../activities/models/embeddings';
 import { predict, train, TRAIN_DEFAULTS } from '../activities/sentiment/classifier';
-import { localModel, rawValue, scoreOf, type SegmentReading } from '../activities/sentiment/local-engine';
+import { localModel, rawValue, scoreReadings, type SegmentReading } from '../activities/sentiment/local-engine';
 import { labelFor, polarityOf } from '../activities/sentiment/levels';
 import { SENTIMENT_LABELS } from '../api/schemas/sentiment';
 import { parseServerTiming } from './lib/server-timing';
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   const qualitySeconds = (Date.now() - started) / 1000;
 
   const gold = (items: readonly LabelledText[]) => items.map((t) => t.label);
-  const scores = (r: SegmentReading[][]) => r.map((m) => scoreOf(rawValue(m, model.lexiconWeight), model).sentiment);
+  const scores = (r: SegmentReading[][]) => r.map((m) => scoreReadings(m, model).sentiment);
   const classes = (s: readonly number[]) => s.map((x) => CLASS_INDEX[polarityOf(x)] as ClassIndex);
   const shipped = {
     validation: scores(readings.validation),

@@ -168,7 +168,13 @@ export async function readMessages(
   );
 }
 
+/** The score of a message's readings; a message with nothing to read (only whitespace) is Neutral, 0. */
+export function scoreReadings(readings: readonly SegmentReading[], model: SentimentModel = localModel()): SentimentScore {
+  if (readings.length === 0) return { sentiment: 0, label: 'Neutral' };
+  return scoreOf(rawValue(readings, model.lexiconWeight), model);
+}
+
 export async function scoreLocal(deps: LocalDeps, input: SentimentInput, model: SentimentModel = localModel()): Promise<SentimentScore> {
   const [readings] = await readMessages(deps, [input], model);
-  return scoreOf(rawValue(readings, model.lexiconWeight), model);
+  return scoreReadings(readings, model);
 }

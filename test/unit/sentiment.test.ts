@@ -5,7 +5,7 @@ import { predict, train } from '../../activities/sentiment/classifier';
 import { EXAMPLES } from '../../activities/sentiment/examples';
 import { lexicalCue, words } from '../../activities/sentiment/lexicon';
 import { clampScore, labelFor, polarityOf, scoreFromRaw } from '../../activities/sentiment/levels';
-import { cleanMessage, localModel, rawValue, segments } from '../../activities/sentiment/local-engine';
+import { cleanMessage, localModel, rawValue, scoreReadings, segments } from '../../activities/sentiment/local-engine';
 import { messageData, MESSAGE_CHARS, parseModelSentiment, sentimentMessages } from '../../activities/sentiment/model-engine';
 import { classMetrics, classOf, csvRows, tuneCuts, type ClassIndex } from '../../bench/lib/sentiment';
 
@@ -115,6 +115,7 @@ describe('sentiment: the local engine, pure parts', () => {
     assert.equal(rawValue(readings, 0), 0.25 * 0.5 + 0.75 * -0.5);
     assert.equal(rawValue(readings, 1), 0.25);
     assert.equal(rawValue([], 0.3), 0);
+    assert.deepEqual(scoreReadings([]), { sentiment: 0, label: 'Neutral' }, 'nothing to read');
   });
 
   it('ships a model trained on the examples, with cut points tuned on validation', () => {
