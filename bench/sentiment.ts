@@ -20,6 +20,7 @@
  *
  * Writes bench/results/sentiment.json. docs/benchmarks.md describes the protocol and the numbers.
  */
+import os from 'node:os';
 import { Command } from 'commander';
 import { loadServicesConfig } from '../activities/config';
 import { createEmbedder } from '../activities/models/embeddings';
@@ -151,6 +152,7 @@ async function main(): Promise<void> {
       ...pick(airline, o.latency - half).map(({ item, index }) => ({ text: item.text, expected: shipped.airline[index] })),
     ];
     for (const m of messages.slice(0, 10)) await client.raw('POST', '/v1/sentiment', { message: m.text }); // warm-up
+    const loadAtStart = os.loadavg()[0];
     const samples: Sample[] = [];
     const embedMs: number[] = [];
     let matches = 0;
@@ -166,6 +168,8 @@ async function main(): Promise<void> {
     latency = {
       requests: summary.requests,
       concurrency: 1,
+      // How busy the machine was when the measurement began: other stacks compete for the same cores.
+      loadAverage1mAtStart: round(loadAtStart, 2),
       ok: summary.ok,
       errors: summary.errors,
       p50_ms: summary.p50_ms,
