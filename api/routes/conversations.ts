@@ -50,7 +50,7 @@ export const conversationsRoutes: RouteModule = (router, deps) => {
           const stored = await caseConversation(d, { tenant, caseId: conversationId! });
           // 404 is not among the spec's statuses for summary (docs/api.md).
           if (!stored) throw badRequest(`/conversationId names no uploaded case of this tenant: ${JSON.stringify(conversationId)}; send the conversation's text instead (${NO_TEXT})`);
-          if (!hasText(stored)) throw badRequest(`the case ${JSON.stringify(conversationId)} has no public text to summarize; ${NO_TEXT}`);
+          if (!hasText(stored)) throw badRequest(`/conversationId names a case with no public text to summarize: ${JSON.stringify(conversationId)}; ${NO_TEXT}`);
           conversation = stored;
         }
         const language = summaryLanguage(header, conversation);

@@ -181,7 +181,7 @@ export const operations = [
     headers: [LANGUAGE, TIMEOUT],
     success: ok(summary.SummaryResponseSchema, 'The summary.'),
     ...statuses(CONVERSATION_ERRORS, BODY),
-    errorNotes: { 400: 'Also when the body has no text and `conversationId` names no uploaded case.' },
+    errorNotes: { 400: 'Also when the body has no text and `conversationId` names no uploaded case, or a case with no public text (only private comments, say).' },
   },
   {
     operationId: 'sendFeedback',

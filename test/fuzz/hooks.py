@@ -27,10 +27,11 @@ UNKNOWN_ANSWER_MESSAGE = "/id names no answer of this tenant"
 # Likewise a `use_case` name with no use-case file is a 400 (the decisions page).
 EVALUATE = ("POST", "/v1/control/autoeval/evaluate")
 UNKNOWN_USE_CASE_MESSAGE = "/use_case names no use case"
-# And a summary of a `conversationId` that names no case of the tenant, with no text in the body
-# (the decisions page allows 400 there; 404 is not listed).
+# And a summary of a `conversationId` that names no case of the tenant, or a case with no public
+# text (the fuzzer uploads such cases), with no text in the body (the decisions page allows 400
+# there; 404 is not listed).
 SUMMARY = ("POST", "/v1/summary")
-UNKNOWN_CASE_MESSAGE = "/conversationId names no uploaded case of this tenant"
+UNKNOWN_CASE_MESSAGE = ("/conversationId names no uploaded case of this tenant", "/conversationId names a case with no public text")
 UNKNOWN_NAMES = {FEEDBACK: UNKNOWN_ANSWER_MESSAGE, EVALUATE: UNKNOWN_USE_CASE_MESSAGE, SUMMARY: UNKNOWN_CASE_MESSAGE}
 
 # Case search rule 4, `offset + limit` at most 200, is a sum JSON Schema cannot state.

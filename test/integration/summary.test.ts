@@ -34,9 +34,16 @@ describe('POST /v1/summary (local engine)', () => {
     ],
   });
 
+  const privateOnly = supportCase({
+    id: 'private-only-summary',
+    subject: '',
+    description: '',
+    comments: [{ commentId: 'p1', comment: 'INTERNAL-ONLY: refund approved by finance', commenter: 'agent', isPublic: false, timeOfCreation: 1_700_000_001_000 }],
+  });
+
   before(async () => {
     ({ key } = await createKey());
-    await upload(key, '/v1/cases', { data: [printer] });
+    await upload(key, '/v1/cases', { data: [printer, privateOnly] });
   });
 
   it('summarizes a chat in markdown by default: a short narrative, with Server-Timing', async () => {
@@ -87,6 +94,13 @@ describe('POST /v1/summary (local engine)', () => {
     const foreign = await summary(other.key, { conversationId: printer.id });
     assert.equal(foreign.status, 400);
     assert.doesNotMatch(JSON.stringify(foreign.body), /printer prints/i);
+  });
+
+  it('answers 400 for a conversationId of a case with only private text, and never shows that text', async () => {
+    const res = await summary(key, { conversationId: privateOnly.id });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.match(res.body.error, /^\/conversationId names a case with no public text to summarize: "private-only-summary"/);
+    assert.doesNotMatch(JSON.stringify(res.body), /INTERNAL-ONLY|finance/);
   });
 
   it('answers 400 without any text or conversationId, and for blank text', async () => {
