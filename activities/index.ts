@@ -9,6 +9,7 @@ import type { Embedder } from './models/embeddings';
 import * as evaluation from './evaluation/grade';
 import * as answers from './weaviate/answers';
 import * as ingest from './weaviate/ingest';
+import * as tags from './tags/train';
 
 export interface ActivityDeps {
   weaviate: () => Promise<WeaviateClient>;
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     upsertIncident: bind(deps, ingest.upsertIncident),
     storeAnswers: bind(deps, answers.storeAnswers),
     gradeOutput: bind(deps, evaluation.gradeOutput),
+    trainTags: bind(deps, tags.trainTags),
   };
 }
 

@@ -18,6 +18,7 @@ import type { ReadinessReport } from './readiness';
 import { createRouter } from './routes';
 import type { ReadRunner } from './read-path';
 import type { WorkflowRunner } from './workflow-runner';
+import type { TagTrainerTiming } from '../workflows/tag-training';
 
 export interface ApiLimits {
   /** Requests per key per minute, across the instances sharing a rate counter store. */
@@ -56,6 +57,8 @@ export interface AppDeps {
   rateCounter?: SharedWindowCounter;
   /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
   trustProxy?: boolean;
+  /** Overrides of the tag trainer's debounce and intervals, passed with each case upload. */
+  tagTraining?: Partial<TagTrainerTiming>;
 }
 
 export type RouteDeps = Omit<AppDeps, 'limits' | 'logger' | 'rateCounter' | 'trustProxy'> & { limits: ApiLimits; rateCounter: SharedWindowCounter };
@@ -71,6 +74,7 @@ export function createApp(deps: AppDeps): Koa {
     chat: deps.chat,
     chatTimeoutMs: deps.chatTimeoutMs,
     useCases: deps.useCases,
+    tagTraining: deps.tagTraining,
     verifier: deps.verifier,
     readiness: deps.readiness,
     limits,

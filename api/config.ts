@@ -2,7 +2,17 @@
  * The API's own settings, read once from the environment at start (docs/api.md, "Limits").
  */
 import { positiveEnv } from '../activities/config';
+import { TAG_TRAINER, type TagTrainerTiming } from '../workflows/tag-training';
 import { ApiLimits, DEFAULT_LIMITS } from './app';
+
+/** Tag-trainer timing overrides (workflows/tag-training.ts), for tests and operators. */
+export function loadTagTrainerTiming(env: NodeJS.ProcessEnv = process.env): Partial<TagTrainerTiming> {
+  const timing: Partial<TagTrainerTiming> = {};
+  if (env.TAG_TRAINING_DEBOUNCE_MS) timing.debounceMs = positiveEnv(env, 'TAG_TRAINING_DEBOUNCE_MS', TAG_TRAINER.debounceMs);
+  if (env.TAG_TRAINING_MAX_DELAY_MS) timing.maxDelayMs = positiveEnv(env, 'TAG_TRAINING_MAX_DELAY_MS', TAG_TRAINER.maxDelayMs);
+  if (env.TAG_TRAINING_INTERVAL_MS) timing.intervalMs = positiveEnv(env, 'TAG_TRAINING_INTERVAL_MS', TAG_TRAINER.intervalMs);
+  return timing;
+}
 
 export function loadApiLimits(env: NodeJS.ProcessEnv = process.env): ApiLimits {
   const d = DEFAULT_LIMITS.deadlines;

@@ -16,7 +16,6 @@ export const STATUS_NAMES = {
   429: 'RESOURCE_EXHAUSTED',
   431: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
   500: 'INTERNAL',
-  501: 'UNIMPLEMENTED',
   503: 'UNAVAILABLE',
   504: 'DEADLINE_EXCEEDED',
 } as const;
@@ -65,8 +64,6 @@ export const tooManyRequests = (retryAfterSeconds: number, reason = 'rate limit 
     'Retry-After': String(retryAfterSeconds),
   });
 export const internal = (message = 'internal error') => new ApiError(500, message);
-export const notImplemented = (operation: string) =>
-  new ApiError(501, `${operation} is validated and authorised but not implemented yet`);
 export const unavailable = (message: string) => new ApiError(503, message);
 export const dependencyTimeout = (message: string) => new ApiError(504, message);
 

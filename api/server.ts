@@ -16,7 +16,7 @@ import { WeaviateRateCounts } from '../activities/weaviate/rate-counts';
 import { createApp } from './app';
 import { AskSessions } from './ask-sessions';
 import { listen } from './http-server';
-import { loadApiLimits } from './config';
+import { loadApiLimits, loadTagTrainerTiming } from './config';
 import { logger } from './logger';
 import { cachedVerifier } from './middlewares/auth';
 import { SharedWindowCounter } from './rate-limiter';
@@ -60,6 +60,7 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
     limits: loadApiLimits(env),
     rateCounter,
     trustProxy: env.TRUST_PROXY === 'true',
+    tagTraining: loadTagTrainerTiming(env),
   });
   const server = await listen(app, port, env.API_HOST ?? '127.0.0.1');
   logger.info({ port }, 'API listening');

@@ -68,6 +68,8 @@ export interface UploadRun<T> {
   items: T[];
   /** Items rejected by validation before any work started. */
   rejected: UploadFailure[];
+  /** More workflow input, the same for every batch. */
+  extra?: Record<string, unknown>;
   deadline: number;
   requestId?: string;
 }
@@ -82,7 +84,7 @@ export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
         tenant: o.tenant,
         // Same tenant and same content: the same workflow id, so a retried request attaches to it.
         key: contentKey(JSON.stringify(batch)),
-        input: { tenant: o.tenant, [o.field]: batch },
+        input: { ...o.extra, tenant: o.tenant, [o.field]: batch },
         attachToRunning: true,
         requestId: o.requestId,
       }),
@@ -118,6 +120,7 @@ export function uploadHandler<T extends Record<string, any>>(o: {
   workflow: UploadRun<T>['workflow'];
   operation: Operation;
   field: string;
+  extra?: Record<string, unknown>;
 }): Middleware {
   return async function uploadItems(ctx) {
     const { items, failed } = checkUploadItems<T>(o.validators, ctx.state.input.body);
@@ -133,6 +136,7 @@ export function uploadHandler<T extends Record<string, any>>(o: {
       field: o.field,
       items: lastById(fit, idOf),
       rejected: [...failed, ...tooBig],
+      extra: o.extra,
       deadline: ctx.state.deadline,
       requestId: ctx.state.requestId,
     });

@@ -4,14 +4,12 @@
  * runs per customer in the Temporal Web UI.
  */
 import { Client, WorkflowHandle, WorkflowIdConflictPolicy } from '@temporalio/client';
-import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
-import type { Operation } from '../workflows/constants';
+import { OperationAttr, TenantId, type Operation } from '../workflows/constants';
 import { unavailable } from './errors';
 import { temporalErrorToApiError } from './temporal-errors';
 import { WorkerPresence } from './worker-presence';
 
-export const TenantId = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
-export const OperationAttr = defineSearchAttributeKey('Operation', SearchAttributeType.KEYWORD);
+export { OperationAttr, TenantId } from '../workflows/constants';
 
 type WorkflowFn<A, R> = (input: A) => Promise<R>;
 

@@ -15,6 +15,7 @@ const commands = {
   fuzz: 'scripts/stack/fuzz.ts',
   keys: 'scripts/keys.ts',
   feedback: 'scripts/feedback.ts',
+  tags: 'scripts/tags.ts',
   bench: 'scripts/stack/bench.ts',
 };
 

@@ -1,4 +1,9 @@
 /** Names shared by the API, the worker and the workflows. */
+import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
+
+/** Search attributes of every workflow, so operators can filter runs per customer in the Web UI. */
+export const TenantId = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
+export const OperationAttr = defineSearchAttributeKey('Operation', SearchAttributeType.KEYWORD);
 
 export const DEFAULT_TASK_QUEUE = 'support-ai';
 
@@ -26,6 +31,10 @@ export const OPERATIONS = {
   summary: 'summary',
   sentiment: 'sentiment',
   evaluate: 'evaluate',
+  /** The per-tenant tag trainer (workflows/tag-training.ts) and each of its training runs. */
+  tagTrainer: 'tags',
+  tagTraining: 'tags-train',
+  tag: 'tag',
 } as const;
 
 export type Operation = (typeof OPERATIONS)[keyof typeof OPERATIONS];

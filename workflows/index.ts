@@ -3,3 +3,4 @@ export * from './ingestion';
 export * from './read-log';
 export * from './ask-session';
 export * from './evaluation';
+export * from './tag-training';

@@ -7,6 +7,7 @@ import type { Case } from '../api/schemas/case';
 import type { IncidentUpload } from '../api/schemas/incident';
 import type { IngestResult } from '../activities/weaviate/ingest';
 import { ingestion } from './proxies';
+import { notifyTagTrainer, type TagTrainerTiming } from './tag-training';
 
 export async function upsertArticlesWorkflow(input: { tenant: string; articles: Article[] }): Promise<IngestResult> {
   return ingestion.upsertArticles(input);
@@ -16,8 +17,11 @@ export async function deleteArticlesWorkflow(input: { tenant: string; articles: 
   return ingestion.deleteArticles({ tenant: input.tenant, articleIds: input.articles.map((a) => a.articleId) });
 }
 
-export async function upsertCasesWorkflow(input: { tenant: string; cases: Case[] }): Promise<IngestResult> {
-  return ingestion.upsertCases(input);
+/** Stores cases, then tells the tenant's tag trainer (workflows/tag-training.ts) that they changed. */
+export async function upsertCasesWorkflow(input: { tenant: string; cases: Case[]; tagTraining?: Partial<TagTrainerTiming> }): Promise<IngestResult> {
+  const result = await ingestion.upsertCases({ tenant: input.tenant, cases: input.cases });
+  if (result.stored > 0 && input.cases.some((c) => (c.tags ?? []).length > 0)) await notifyTagTrainer({ tenant: input.tenant, timing: input.tagTraining });
+  return result;
 }
 
 export async function upsertIncidentWorkflow(input: { tenant: string; record: IncidentUpload }): Promise<{ id: string }> {

@@ -16,6 +16,7 @@ export const COLLECTIONS = {
   rateCount: 'RateCount',
   askAnswer: 'AskAnswer',
   askFeedback: 'AskFeedback',
+  tagModel: 'TagModel',
 } as const;
 
 const text = (name: string) => ({ name, dataType: dataType.TEXT, tokenization: tokenization.WORD });
@@ -125,6 +126,13 @@ const SPECS: CollectionSpec[] = [
     name: COLLECTIONS.askFeedback,
     multiTenant: true,
     properties: [keyword('answerId'), stored('details'), int('rating'), int('createdAt')],
+  },
+  {
+    // Each tenant's tag model (activities/weaviate/tag-models.ts): a head object naming the
+    // current version, and that version's weights in chunks.
+    name: COLLECTIONS.tagModel,
+    multiTenant: true,
+    properties: [keyword('kind'), int('version'), int('chunkIndex'), int('chunkCount'), stored('data')],
   },
   {
     // Rate-limit counts shared by the API instances (activities/weaviate/rate-counts.ts).

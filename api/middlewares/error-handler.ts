@@ -25,7 +25,7 @@ function fromHttpError(err: any): ApiError | undefined {
 
 /**
  * The first middleware after the request context: renders every error as `{error, code, status}`.
- * Client errors (4xx, and the planned 501) are logged at info by the request line, with their
+ * Client errors (4xx) are logged at info by the request line, with their
  * message and no stack; server errors at error with the stack. A 500 is masked: nothing internal
  * reaches the client.
  */
@@ -37,7 +37,7 @@ export function errorHandler(): Middleware {
     } catch (err) {
       const known = err instanceof ApiError ? err : fromHttpError(err);
       const apiError = known ?? new ApiError(500, 'internal error');
-      if (apiError.code >= 500 && apiError.code !== 501) ctx.state.log?.error({ err }, 'request failed');
+      if (apiError.code >= 500) ctx.state.log?.error({ err }, 'request failed');
       else ctx.state.errorMessage = apiError.message;
       ctx.status = apiError.code;
       ctx.set(apiError.headers);

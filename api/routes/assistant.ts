@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { answerQuestion } from '../../activities/ask/answer';
+import { questionIntent } from '../../activities/tags/tag';
 import { detectLanguage } from '../../activities/text/article-text';
 import type { SearchPhase } from '../../activities/weaviate/retrieve';
 import { findAnswer, storeFeedback } from '../../activities/weaviate/answers';
@@ -73,16 +74,21 @@ export const assistantRoutes: RouteModule = (router, deps) => {
       tenant,
       deadline: ctx.state.deadline,
       policy,
-      read: (d) =>
-        answerQuestion(
-          { ...d, chat: deps.chat, timings },
-          { tenant, question: body.query.trim(), history, productIds: productList(body.productId), author, language, now: Date.now() },
-        ),
+      read: async (d) => {
+        const [answered, intentTag] = await Promise.all([
+          answerQuestion(
+            { ...d, chat: deps.chat, timings },
+            { tenant, question: body.query.trim(), history, productIds: productList(body.productId), author, language, now: Date.now() },
+          ),
+          questionIntent({ ...d, tenant }, { message: body.query.trim() }),
+        ]);
+        return { ...answered, intentTag };
+      },
     });
     // The read is done: the admission place goes to the next question while the turn is recorded.
     ctx.state.releaseAdmission?.();
     const id = randomUUID();
-    const response = presentAnswer({ id, answer: result.answer, language });
+    const response = presentAnswer({ id, answer: result.answer, language, intentTag: result.intentTag });
     const recording = performance.now();
     await deps.sessions.record({
       tenant,

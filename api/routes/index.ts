@@ -13,9 +13,9 @@ import { autoevalRoutes } from './autoeval';
 import { casesRoutes } from './cases';
 import { conversationsRoutes } from './conversations';
 import { incidentsRoutes } from './incidents';
-import { pendingRoutes } from './pending';
 import { searchRoutes } from './search';
 import { sentimentRoutes } from './sentiment';
+import { tagRoutes } from './tag';
 
 export function createRouter(deps: RouteDeps): Router {
   const router = new Router();
@@ -38,6 +38,6 @@ export function createRouter(deps: RouteDeps): Router {
     rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, counter: deps.rateCounter }),
     searchAdmission: fairAdmission(new FairQueue(deps.limits.searchAdmission)),
   };
-  for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, assistantRoutes, conversationsRoutes, sentimentRoutes, autoevalRoutes, pendingRoutes]) mount(router, routeDeps);
+  for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, assistantRoutes, conversationsRoutes, sentimentRoutes, tagRoutes, autoevalRoutes]) mount(router, routeDeps);
   return router;
 }

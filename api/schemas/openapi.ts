@@ -117,7 +117,6 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, (op: Operation) => string> = {
     'Rate limit of the API key exceeded, or too many requests with invalid keys from the client address; retry after `Retry-After` seconds.',
   431: () => 'The request line or headers exceed 16 KB.',
   500: () => 'Internal error. Details are logged, never returned.',
-  501: () => 'The operation is validated and authorised but not implemented yet.',
   503: () => 'A service the operation depends on (workflow engine) is unavailable; retry later.',
   504: () =>
     'A dependency (language model, embedding service, vector store) did not answer within its timeout after ' +

@@ -208,7 +208,7 @@ export const operations = [
     body: tag.TagRequestSchema,
     headers: [LANGUAGE, TIMEOUT],
     success: ok(tag.TagResponseSchema, 'The tags.'),
-    ...statuses(CONVERSATION_ERRORS, [...BODY, 501]),
+    ...statuses(CONVERSATION_ERRORS, BODY),
   },
   {
     operationId: 'analyzeSentiment',

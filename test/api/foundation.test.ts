@@ -94,16 +94,6 @@ describe('API foundation', () => {
     });
   });
 
-  describe('operations of later work', () => {
-    it('validate fully, then answer 501 with the error body', async () => {
-      assert.equal((await api('POST', '/v1/tag', { key, body: {} })).status, 400);
-      assert.equal((await api('POST', '/v1/summary', { key, body: { format: 'html' } })).status, 400);
-      const res = await api('POST', '/v1/tag', { key, body: { message: 'I love it' } });
-      assert.equal(res.status, 501);
-      assert.equal(res.body.status, 'UNIMPLEMENTED');
-    });
-  });
-
   describe('health and documents', () => {
     it('GET /healthz answers without a key', async () => {
       assert.equal((await api('GET', '/healthz')).status, 200);

@@ -18,7 +18,7 @@ export function requireStack(): void {
 }
 
 export function getHarness(): Promise<Harness> {
-  harness ??= startInProcess({ env: { KEY_CACHE_TTL_MS: '300', AUTH_FAILURES_PER_MINUTE: '1000', READ_LOG_FLUSH_MS: '200' } });
+  harness ??= startInProcess({ env: { KEY_CACHE_TTL_MS: '300', AUTH_FAILURES_PER_MINUTE: '1000', READ_LOG_FLUSH_MS: '200', TAG_TRAINING_DEBOUNCE_MS: '1000' } });
   return harness;
 }
 

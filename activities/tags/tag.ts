@@ -1,0 +1,82 @@
+/**
+ * Tags of a conversation, three ways (docs/api.md, "Tags"):
+ * - the tenant has a tag model and a chat model is configured: the model picks from the tenant's
+ *   tag vocabulary (model-engine.ts), source "model";
+ * - the tenant has a tag model, no chat model: the trained model's tags (model.ts), source
+ *   "trained", those scoring at least TAG_MIN_SCORE;
+ * - the tenant has no tag model (no tagged cases yet): keyword tags from the message
+ *   (keywords.ts), source "keyword".
+ * At most TAG_LIMIT tags, highest score first.
+ */
+import type { WeaviateClient } from 'weaviate-client';
+import type { ChatGateway } from '../models/chat';
+import type { Embedder } from '../models/embeddings';
+import { TagModelCache } from '../weaviate/tag-models';
+import type { SearchPhase } from '../weaviate/retrieve';
+import { keywordTags } from './keywords';
+import { tagPredictor, type TagModel, type TagScore } from './model';
+import { MODEL_VOCABULARY, tagWithModel } from './model-engine';
+
+export const TAG_LIMIT = 5;
+/** Trained tags below this probability are not returned. */
+export const TAG_MIN_SCORE = 0.05;
+/** Ask's intentTag needs this probability: the top tag is then right about 9 times in 10 (docs/benchmarks.md). */
+export const INTENT_MIN_SCORE = 0.5;
+/** Characters of the message that are embedded: as many as of a case (its vector's text). */
+const EMBEDDED_CHARS = 2000;
+
+export type TagSource = 'trained' | 'model' | 'keyword';
+export interface SourcedTag extends TagScore {
+  source: TagSource;
+}
+
+/** The tenant's trained tag predictor, from the process-wide cache. */
+export type Predictor = ReturnType<typeof tagPredictor> & { model: TagModel };
+export const tagModels = new TagModelCache<Predictor>({ build: (model) => Object.assign(tagPredictor(model), { model }) });
+
+export interface TagDeps {
+  weaviate: () => Promise<WeaviateClient>;
+  embedder: Embedder;
+  chat: ChatGateway;
+  tenant: string;
+  signal?: AbortSignal;
+  timings?: Partial<Record<SearchPhase, number>>;
+}
+
+async function timed<T>(deps: TagDeps, phase: SearchPhase, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await fn();
+  } finally {
+    if (deps.timings) deps.timings[phase] = (deps.timings[phase] ?? 0) + performance.now() - started;
+  }
+}
+
+/** The trained model's scores for a message (all tags, best first), or undefined without a model. */
+export async function trainedScores(deps: Omit<TagDeps, 'chat'>, input: { message: string }): Promise<TagScore[] | undefined> {
+  const predict = await tagModels.get(deps, deps.tenant);
+  if (!predict) return undefined;
+  const text = input.message.slice(0, EMBEDDED_CHARS);
+  const [vector] = await timed(deps as TagDeps, 'embed', () => deps.embedder.embed({ texts: [text], inputType: 'passage', tenant: deps.tenant, signal: deps.signal }));
+  return predict({ vector, text });
+}
+
+/** Ask's `intentTag`: the trained model's top tag when it scores at least INTENT_MIN_SCORE, else null. */
+export async function questionIntent(deps: Omit<TagDeps, 'chat'>, input: { message: string }): Promise<string | null> {
+  const [top] = (await trainedScores(deps, input)) ?? [];
+  return top && top.score >= INTENT_MIN_SCORE ? top.name : null;
+}
+
+export async function tagConversation(deps: TagDeps, input: { message: string; language: string }): Promise<{ tags: SourcedTag[]; engine: 'trained' | 'model' | 'keyword' }> {
+  const scores = await trainedScores(deps, input);
+  if (!scores) return { tags: keywordTags({ ...input, limit: TAG_LIMIT }).map((t) => ({ ...t, source: 'keyword' })), engine: 'keyword' };
+  if (deps.chat.complete) {
+    const vocabulary = scores.slice(0, MODEL_VOCABULARY).map((s) => s.name);
+    const tags = await timed(deps, 'model', () => tagWithModel({ chat: deps.chat, signal: deps.signal }, { ...input, vocabulary, limit: TAG_LIMIT }));
+    return { tags: tags.map((t) => ({ ...t, source: 'model' })), engine: 'model' };
+  }
+  const tags = scores.filter((s) => s.score >= TAG_MIN_SCORE).slice(0, TAG_LIMIT);
+  return { tags: tags.map((t) => ({ name: t.name, score: round(t.score), source: 'trained' })), engine: 'trained' };
+}
+
+const round = (x: number) => Math.round(x * 10_000) / 10_000;

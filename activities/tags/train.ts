@@ -1,0 +1,54 @@
+/**
+ * The tag-training activity: reads the tenant's tagged cases (spam excluded) with their vectors,
+ * trains the tag model (model.ts) and stores it (weaviate/tag-models.ts). It heartbeats while it
+ * reads and trains, so the Temporal UI shows where it is.
+ */
+import { heartbeat } from '@temporalio/activity';
+import type { WeaviateClient } from 'weaviate-client';
+import { storeTagModel, tagTrainingCases } from '../weaviate/tag-models';
+import { TAG_TRAINING, trainTagModel } from './model';
+
+export interface TagTrainingRun {
+  /** Tagged cases read (not spam), cases trained on, and spam cases left out. */
+  taggedCases: number;
+  cases: number;
+  spamCases: number;
+  /** Tags the model predicts, and tags left out for having fewer than MIN_TAG_CASES cases. */
+  tags: number;
+  rareTags: number;
+  /** Accuracy of the top tag on held-out cases (null when there were too few). */
+  holdoutAccuracy: number | null;
+  temperature: number | null;
+  /** Model version stored (its training time), or null when there was too little to train on. */
+  version: number | null;
+  durationMs: number;
+}
+
+const progress = (details: Record<string, unknown>) => {
+  try {
+    heartbeat(details);
+  } catch {
+    // Outside an activity (the benchmark calls this directly): nothing to report to.
+  }
+};
+
+export async function trainTags(deps: { weaviate: () => Promise<WeaviateClient>; now?: () => number }, input: { tenant: string }): Promise<TagTrainingRun> {
+  const started = Date.now();
+  const { examples, spam } = await tagTrainingCases({ ...deps, onPage: (read) => progress({ phase: 'reading cases', read }) }, input);
+  const used = examples.slice(0, TAG_TRAINING.maxCases);
+  const allTags = new Set(used.flatMap((e) => e.tags));
+  let epochs = 0;
+  const model = await trainTagModel(used, { now: (deps.now ?? Date.now)(), onEpoch: () => progress({ phase: 'training', cases: used.length, epochs: ++epochs }) });
+  const stored = model ? await storeTagModel(deps, { tenant: input.tenant, model }) : null;
+  return {
+    taggedCases: examples.length,
+    cases: model?.cases ?? 0,
+    spamCases: spam,
+    tags: model?.tags.length ?? 0,
+    rareTags: allTags.size - (model?.tags.length ?? 0),
+    holdoutAccuracy: model?.holdoutAccuracy ?? null,
+    temperature: model?.temperature ?? null,
+    version: stored?.version ?? null,
+    durationMs: Date.now() - started,
+  };
+}
