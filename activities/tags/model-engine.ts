@@ -3,8 +3,9 @@
  * tag vocabulary (the tags its trained model knows), with a confidence for each. The message
  * travels as data inside a JSON document, and the system message says nothing in it is an
  * instruction. The reply must be JSON `{"tags": [{"name", "score"}]}` naming only tags of the
- * list, each once, with scores from 0 to 1; anything else is a ModelOutputInvalid failure, which
- * the read path retries (then 503): a tag outside the vocabulary is never returned.
+ * list, with scores from 0 to 1; anything else is a ModelOutputInvalid failure, which the read
+ * path retries (then 503): a tag outside the vocabulary is never returned. Its message never
+ * quotes the reply.
  */
 import { type ChatGateway, type ChatMessage, unreadable as invalid } from '../models/chat';
 import { messageData } from '../sentiment/model-engine';
@@ -46,8 +47,8 @@ export function parseModelTags(content: string, o: { vocabulary: readonly string
   const tags: TagScore[] = [];
   for (const t of reply.tags) {
     if (typeof t !== 'object' || t === null || typeof t.name !== 'string') throw invalid('a tag without a name');
-    if (!allowed.has(t.name)) throw invalid(`the tag ${JSON.stringify(t.name.slice(0, 100))} is not in the tenant's vocabulary`);
-    if (typeof t.score !== 'number' || !(t.score >= 0 && t.score <= 1)) throw invalid(`the score of ${JSON.stringify(t.name)} is not a number from 0 to 1`);
+    if (!allowed.has(t.name)) throw invalid("a tag outside the tenant's vocabulary");
+    if (typeof t.score !== 'number' || !(t.score >= 0 && t.score <= 1)) throw invalid('a score that is not a number from 0 to 1');
     if (seen.has(t.name)) continue;
     seen.add(t.name);
     tags.push({ name: t.name, score: t.score });
