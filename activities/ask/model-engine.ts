@@ -7,7 +7,7 @@
  * sources do not answer the question. A reply that is not that shape is a ModelOutputInvalid
  * failure, which the read path retries.
  */
-import { type ChatGateway, type ChatMessage, unreadable as invalid } from '../models/chat';
+import { type ChatGateway, type ChatMessage, replyObject, unreadable as invalid } from '../models/chat';
 import type { Source } from '../weaviate/ask-retrieve';
 import { type ComposedAnswer, RESPONSE_TYPE_BY_KIND } from './compose';
 import type { Turn } from './follow-up';
@@ -43,13 +43,7 @@ export function answerMessages(o: { question: string; history: Turn[]; sources: 
 
 /** The model's reply, checked: `answer` null or a non-empty string, `sources` numbers in range. */
 export function parseModelAnswer(content: string, sourceCount: number): { answer: string | null; sources: number[] } {
-  let reply: any;
-  try {
-    reply = JSON.parse(content.trim().replace(/^```(?:json)?\s*|\s*```$/g, ''));
-  } catch {
-    throw invalid('not JSON');
-  }
-  if (typeof reply !== 'object' || reply === null) throw invalid('not an object');
+  const reply = replyObject(content);
   const { answer, sources } = reply;
   if (answer !== null && (typeof answer !== 'string' || answer.trim() === '')) throw invalid('"answer" is neither text nor null');
   if (sources !== undefined && (!Array.isArray(sources) || !sources.every((n) => Number.isInteger(n)))) throw invalid('"sources" is not a list of numbers');

@@ -8,7 +8,7 @@
  */
 import type { Rule } from '../../api/schemas/evaluation';
 import { RULE_OUTCOMES, VERDICTS } from '../../api/schemas/evaluation';
-import { type ChatGateway, type ChatMessage, unreadable } from '../models/chat';
+import { type ChatGateway, type ChatMessage, replyObject, unreadable } from '../models/chat';
 import { orderRuleResults, type Grading, type RuleResult } from './results';
 
 export const RULES_PER_CALL = 20;
@@ -38,13 +38,8 @@ export function judgeMessages(o: { messages: { role: string; content: string }[]
 
 /** The model's reply for one batch, checked against the batch's rule ids and the enums. */
 export function parseJudgeReply(content: string, rules: Rule[], withCorrectness: boolean): { correctness?: Grading['correctness']; rules: RuleResult[] } {
-  let reply: any;
-  try {
-    reply = JSON.parse(content.trim().replace(/^```(?:json)?\s*|\s*```$/g, ''));
-  } catch {
-    throw unreadable('not JSON');
-  }
-  if (typeof reply !== 'object' || reply === null || !Array.isArray(reply.rules)) throw unreadable('no "rules" list');
+  const reply = replyObject(content);
+  if (!Array.isArray(reply.rules)) throw unreadable('no "rules" list');
   const byId = new Map<string, RuleResult>();
   for (const r of reply.rules) {
     if (typeof r?.ruleId !== 'string' || !(RULE_OUTCOMES as readonly string[]).includes(r.outcome)) throw unreadable('a rule result without a known ruleId and outcome');

@@ -25,6 +25,18 @@ export const MODEL_OUTPUT_INVALID = 'ModelOutputInvalid';
 export const unreadable = (why: string) =>
   ApplicationFailure.create({ type: MODEL_OUTPUT_INVALID, message: `the model service returned an answer that could not be read (${why})`, nonRetryable: false });
 
+/** A JSON-mode reply as an object (a code fence around it is tolerated), or an unreadable failure. */
+export function replyObject(content: string): Record<string, any> {
+  let reply: unknown;
+  try {
+    reply = JSON.parse(content.trim().replace(/^```(?:json)?\s*|\s*```$/g, ''));
+  } catch {
+    throw unreadable('not JSON');
+  }
+  if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) throw unreadable('not an object');
+  return reply as Record<string, any>;
+}
+
 export function createChatGateway(config: ServicesConfig['chat']): ChatGateway {
   if (!config) return { engine: 'local', model: 'local-extractive' };
   const client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 });

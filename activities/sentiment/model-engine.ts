@@ -7,7 +7,7 @@
  * which the read path retries (then 503), never a clamped or invented score. The label is derived
  * from the score, by the same boundaries as the local engine's.
  */
-import { type ChatGateway, type ChatMessage, unreadable as invalid } from '../models/chat';
+import { type ChatGateway, type ChatMessage, replyObject, unreadable as invalid } from '../models/chat';
 import { clampScore, LEVEL_BOUNDS, labelFor } from './levels';
 import type { SentimentInput, SentimentScore } from './local-engine';
 
@@ -44,13 +44,7 @@ export function sentimentMessages(input: SentimentInput): ChatMessage[] {
 
 /** The model's reply, checked: an object whose `sentiment` is a number from -100 to 100. */
 export function parseModelSentiment(content: string): SentimentScore {
-  let reply: any;
-  try {
-    reply = JSON.parse(content.trim().replace(/^```(?:json)?\s*|\s*```$/g, ''));
-  } catch {
-    throw invalid('not JSON');
-  }
-  if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) throw invalid('not an object');
+  const reply = replyObject(content);
   const { sentiment } = reply;
   if (typeof sentiment !== 'number' || !Number.isFinite(sentiment)) throw invalid('"sentiment" is not a number');
   if (sentiment < -100 || sentiment > 100) throw invalid(`"sentiment" ${sentiment} is outside -100..100`);

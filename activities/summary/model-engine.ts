@@ -6,7 +6,7 @@
  * `{"summary": string}`; a reply of another shape is a ModelOutputInvalid failure, which the
  * read path retries (then 503), never a made-up summary.
  */
-import { type ChatGateway, type ChatMessage, unreadable as invalid } from '../models/chat';
+import { type ChatGateway, type ChatMessage, replyObject, unreadable as invalid } from '../models/chat';
 import type { ConversationText } from './conversation';
 import type { SummaryDraft } from './local-engine';
 
@@ -59,13 +59,7 @@ export function summaryMessages(o: { conversation: ConversationText; language: s
 
 /** The model's reply, checked: an object with `summary`, a non-empty text of bounded length. */
 export function parseModelSummary(content: string): string {
-  let reply: any;
-  try {
-    reply = JSON.parse(content.trim().replace(/^```(?:json)?\s*|\s*```$/g, ''));
-  } catch {
-    throw invalid('not JSON');
-  }
-  if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) throw invalid('not an object');
+  const reply = replyObject(content);
   const { summary } = reply;
   if (typeof summary !== 'string' || summary.trim() === '') throw invalid('"summary" is not a non-empty text');
   if (summary.length > MAX_SUMMARY_CHARS) throw invalid(`"summary" is longer than ${MAX_SUMMARY_CHARS} characters`);

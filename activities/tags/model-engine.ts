@@ -7,7 +7,7 @@
  * path retries (then 503): a tag outside the vocabulary is never returned. Its message never
  * quotes the reply.
  */
-import { type ChatGateway, type ChatMessage, unreadable as invalid } from '../models/chat';
+import { type ChatGateway, type ChatMessage, replyObject, unreadable as invalid } from '../models/chat';
 import { messageData } from '../sentiment/model-engine';
 import type { TagScore } from './model';
 
@@ -35,13 +35,8 @@ export function tagMessages(input: { message: string; language: string; vocabula
 
 /** The model's reply, checked against the vocabulary and the score range. */
 export function parseModelTags(content: string, o: { vocabulary: readonly string[]; limit: number }): TagScore[] {
-  let reply: any;
-  try {
-    reply = JSON.parse(content.trim().replace(/^```(?:json)?\s*|\s*```$/g, ''));
-  } catch {
-    throw invalid('not JSON');
-  }
-  if (typeof reply !== 'object' || reply === null || !Array.isArray(reply.tags)) throw invalid('no "tags" list');
+  const reply = replyObject(content);
+  if (!Array.isArray(reply.tags)) throw invalid('no "tags" list');
   const allowed = new Set(o.vocabulary);
   const seen = new Set<string>();
   const tags: TagScore[] = [];
