@@ -18,15 +18,27 @@ export function findLinks(text: string): string[] {
   return [...found];
 }
 
-export const findEmails = (text: string): string[] => [...text.matchAll(/[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}/gi)].map((m) => m[0]);
+/** Where a detector found something: [start, end) in the text, and the text found. */
+export interface Span {
+  start: number;
+  end: number;
+  text: string;
+}
+
+const span = (m: RegExpMatchArray, text = m[0], offset = 0): Span => ({ start: m.index! + offset, end: m.index! + offset + text.length, text });
+
+export const emailSpans = (text: string): Span[] => [...text.matchAll(/[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}/gi)].map((m) => span(m));
+export const findEmails = (text: string): string[] => emailSpans(text).map((s) => s.text);
 
 /**
  * Phone numbers: 7 to 15 digits written as a phone number is, with a leading `+`, an area code in
  * brackets, or at least two groups separated by spaces, dots or dashes. Dates, times, card-length
  * digit runs and plain numbers are left alone.
  */
-export function findPhones(text: string): string[] {
-  const out: string[] = [];
+export const findPhones = (text: string): string[] => phoneSpans(text).map((s) => s.text);
+
+export function phoneSpans(text: string): Span[] {
+  const out: Span[] = [];
   const re = /(?<![\w.+-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,5}){0,4}(?![\w-]|\.\d)/g;
   for (const m of text.matchAll(re)) {
     const s = m[0].trim();
@@ -36,7 +48,7 @@ export function findPhones(text: string): string[] {
     if (!grouped) continue;
     if (/^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$/.test(s)) continue; // a date
     if (digits.length >= 13 && luhn(digits)) continue; // a card number, reported by its own rule
-    out.push(s);
+    out.push(span(m, s, m[0].indexOf(s)));
   }
   return out;
 }
@@ -56,16 +68,18 @@ export function luhn(digits: string): boolean {
 }
 
 /** Payment card numbers: 13 to 19 digits, optionally grouped by spaces or dashes, that pass Luhn. */
-export function findCardNumbers(text: string): string[] {
-  const out: string[] = [];
+export const findCardNumbers = (text: string): string[] => cardSpans(text).map((s) => s.text);
+
+export function cardSpans(text: string): Span[] {
+  const out: Span[] = [];
   for (const m of text.matchAll(/(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])/g)) {
     const digits = m[0].replace(/\D/g, '');
-    if (digits.length >= 13 && digits.length <= 19 && luhn(digits) && !/^(\d)\1+$/.test(digits)) out.push(m[0]);
+    if (digits.length >= 13 && digits.length <= 19 && luhn(digits) && !/^(\d)\1+$/.test(digits)) out.push(span(m));
   }
   return out;
 }
 
-const SECRET_PATTERNS: [string, RegExp][] = [
+export const SECRET_PATTERNS: [string, RegExp][] = [
   ['private key', /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/],
   ['AWS access key', /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/],
   ['GitHub token', /\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{30,}\b/],
@@ -80,10 +94,10 @@ const SECRET_PATTERNS: [string, RegExp][] = [
 ];
 
 /** A long random-looking string (letters and digits mixed, 32+ characters) is treated as a secret too. */
-function highEntropyStrings(text: string): string[] {
+export function randomTokenSpans(text: string): Span[] {
   return [...text.matchAll(/(?<![\w/+=-])[A-Za-z0-9_+/=-]{32,}(?![\w/+=-])/g)]
-    .map((m) => m[0])
-    .filter((s) => /[a-z]/.test(s) && /[A-Z]/.test(s) && /\d/.test(s) && entropy(s) >= 4);
+    .map((m) => span(m))
+    .filter(({ text: s }) => /[a-z]/.test(s) && /[A-Z]/.test(s) && /\d/.test(s) && entropy(s) >= 4);
 }
 
 function entropy(s: string): number {
@@ -101,7 +115,7 @@ export function findSecrets(text: string): { kind: string; masked: string }[] {
     const m = text.match(re);
     if (m) out.push({ kind, masked: mask(m[0]) });
   }
-  for (const s of highEntropyStrings(text)) if (!out.some((o) => o.masked === mask(s))) out.push({ kind: 'random-looking token', masked: mask(s) });
+  for (const { text: s } of randomTokenSpans(text)) if (!out.some((o) => o.masked === mask(s))) out.push({ kind: 'random-looking token', masked: mask(s) });
   return out;
 }
 
