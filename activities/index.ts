@@ -10,11 +10,15 @@ import * as evaluation from './evaluation/grade';
 import * as answers from './weaviate/answers';
 import * as ingest from './weaviate/ingest';
 import * as tags from './tags/train';
+import * as batch from './evaluation/batch';
+import type { UseCaseStore } from './evaluation/use-cases';
 
 export interface ActivityDeps {
   weaviate: () => Promise<WeaviateClient>;
   embedder: Embedder;
   chat: ChatGateway;
+  /** Use cases of batch evaluation (the API resolves them itself for evaluate). */
+  useCases: UseCaseStore;
 }
 
 /** Binds an activity body to the shared clients and the current activity's cancellation signal. */
@@ -31,6 +35,9 @@ export function createActivities(deps: ActivityDeps) {
     storeAnswers: bind(deps, answers.storeAnswers),
     gradeOutput: bind(deps, evaluation.gradeOutput),
     trainTags: bind(deps, tags.trainTags),
+    planEvalImport: bind(deps, batch.planEvalImport),
+    gradeImportChunk: bind(deps, batch.gradeImportChunk),
+    purgeExpiredResults: bind(deps, batch.purgeExpiredResults),
   };
 }
 

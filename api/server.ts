@@ -19,6 +19,7 @@ import { listen } from './http-server';
 import { loadApiLimits, loadTagTrainerTiming } from './config';
 import { logger } from './logger';
 import { cachedVerifier } from './middlewares/auth';
+import { ensureRetentionSchedule } from './eval-batches';
 import { SharedWindowCounter } from './rate-limiter';
 import { ReadLog } from './read-log';
 import { ReadRunner } from './read-path';
@@ -32,6 +33,10 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const weaviate = () => connectWeaviate(config.weaviate);
+  // The daily purge of batch-evaluation results past their retention (workflows/eval-batch.ts).
+  await ensureRetentionSchedule({ client: temporal, taskQueue: config.temporal.taskQueue }).catch((err) =>
+    logger.error({ err }, 'could not create the evaluation retention schedule; results will not be purged until it exists'),
+  );
   // The key store's collections must exist even when the API starts before any worker.
   await ensureCollections(await weaviate());
   // Per-key and per-address counts are shared with every instance using the same Weaviate.

@@ -16,6 +16,7 @@ const commands = {
   keys: 'scripts/keys.ts',
   feedback: 'scripts/feedback.ts',
   tags: 'scripts/tags.ts',
+  'eval:import': 'scripts/eval-import.ts',
   bench: 'scripts/stack/bench.ts',
 };
 

@@ -35,6 +35,9 @@ export const OPERATIONS = {
   tagTrainer: 'tags',
   tagTraining: 'tags-train',
   tag: 'tag',
+  /** Batch evaluation of an imported file (workflows/eval-batch.ts), and the retention purge. */
+  evalBatch: 'eval-batch',
+  evalRetention: 'eval-retention',
 } as const;
 
 export type Operation = (typeof OPERATIONS)[keyof typeof OPERATIONS];

@@ -4,3 +4,4 @@ export * from './read-log';
 export * from './ask-session';
 export * from './evaluation';
 export * from './tag-training';
+export * from './eval-batch';

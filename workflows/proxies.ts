@@ -35,6 +35,17 @@ export const sessionStore = proxyActivities<Activities>({
  * take 3 minutes; three attempts, so a stalled model ends in a timeout (504) well before the
  * request's deadline would, unless the client asked for a shorter one (408).
  */
+/**
+ * Batch evaluation: planning an import file, grading a chunk of its records (a few hundred
+ * gradings; heartbeats per record), the retention purge. A silent attempt is retried after 2
+ * minutes; five attempts, each skipping what the previous ones stored.
+ */
+export const batch = proxyActivities<Activities>({
+  startToCloseTimeout: '60 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
 export const grading = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },

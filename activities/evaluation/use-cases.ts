@@ -15,6 +15,9 @@ import { NAME_PATTERN } from '../../api/schemas/common';
 import { type Rule, RuleSchema, MAX_RULES } from '../../api/schemas/evaluation';
 import { TENANT_PATTERN } from '../weaviate/collections';
 
+/** Days results are kept when a use case does not say (and for results of a use case since removed). */
+export const DEFAULT_RETENTION_DAYS = 30;
+
 export const UseCaseFileSchema = {
   type: 'object',
   required: ['rules'],
@@ -25,7 +28,7 @@ export const UseCaseFileSchema = {
     logging: {
       type: 'object',
       additionalProperties: false,
-      properties: { retention_days: { type: 'integer', minimum: 1, maximum: 3650, default: 30 } },
+      properties: { retention_days: { type: 'integer', minimum: 1, maximum: 3650, default: DEFAULT_RETENTION_DAYS } },
       default: {},
     },
   },

@@ -17,6 +17,7 @@ export const COLLECTIONS = {
   askAnswer: 'AskAnswer',
   askFeedback: 'AskFeedback',
   tagModel: 'TagModel',
+  evalResult: 'EvalResult',
 } as const;
 
 const text = (name: string) => ({ name, dataType: dataType.TEXT, tokenization: tokenization.WORD });
@@ -25,8 +26,9 @@ const keywords = (name: string) => ({ name, dataType: dataType.TEXT_ARRAY, token
 const stored = (name: string) => ({ name, dataType: dataType.TEXT, indexFilterable: false, indexSearchable: false });
 const int = (name: string) => ({ name, dataType: dataType.INT, indexRangeFilters: true });
 const bool = (name: string) => ({ name, dataType: dataType.BOOLEAN });
+const num = (name: string) => ({ name, dataType: dataType.NUMBER });
 
-type PropertyConfig = ReturnType<typeof text | typeof keyword | typeof keywords | typeof stored | typeof int | typeof bool>;
+type PropertyConfig = ReturnType<typeof text | typeof keyword | typeof keywords | typeof stored | typeof int | typeof bool | typeof num>;
 
 interface CollectionSpec {
   name: string;
@@ -133,6 +135,28 @@ const SPECS: CollectionSpec[] = [
     name: COLLECTIONS.tagModel,
     multiTenant: true,
     properties: [keyword('kind'), int('version'), int('chunkIndex'), int('chunkCount'), stored('data')],
+  },
+  {
+    // Graded logged calls of batch evaluation (activities/weaviate/eval-results.ts), redacted.
+    name: COLLECTIONS.evalResult,
+    multiTenant: true,
+    properties: [
+      keyword('recordId'),
+      keyword('runId'),
+      keyword('model'),
+      keyword('judge'),
+      keyword('useCase'),
+      int('loggedAt'),
+      int('latencyMs'),
+      stored('metadataJson'),
+      stored('messagesJson'),
+      stored('output'),
+      keyword('verdict'),
+      num('score'),
+      stored('rulesJson'),
+      int('redactions'),
+      int('gradedAt'),
+    ],
   },
   {
     // Rate-limit counts shared by the API instances (activities/weaviate/rate-counts.ts).

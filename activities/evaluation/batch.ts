@@ -1,0 +1,222 @@
+/**
+ * Batch evaluation activities (workflows/eval-batch.ts). The import file is passed by reference:
+ * its path, readable by the worker, never its content, so no payload or history holds records.
+ * - `planEvalImport` reads the file once and cuts it into chunks of lines, by byte range.
+ * - `gradeImportChunk` reads one chunk, validates each line (a bad line is counted with its line
+ *   number and skipped), skips records the tenant already has a result for, grades the others with
+ *   the judge (model or built-in), redacts everything it stores, and stores the results. A retried
+ *   chunk therefore grades only what is not stored yet: each record is stored once.
+ * - `purgeExpiredResults` deletes results older than their use case's `logging.retention_days`.
+ */
+import { heartbeat } from '@temporalio/activity';
+import fs from 'node:fs';
+import type { WeaviateClient } from 'weaviate-client';
+import { parseLoggedCall, type LoggedCall } from '../../api/schemas/logged-call';
+import type { ChatGateway } from '../models/chat';
+import { deleteResultsBefore, evalTenants, gradedRecordIds, insertResults, resultUseCases, type EvalResult } from '../weaviate/eval-results';
+import { gradeOutput } from './grade';
+import { redact } from './redact';
+import { DEFAULT_RETENTION_DAYS, type UseCaseStore } from './use-cases';
+
+export interface ImportChunk {
+  index: number;
+  /** Byte range of the chunk's lines, and the number of its first line (1-based). */
+  start: number;
+  end: number;
+  firstLine: number;
+  lines: number;
+}
+
+export interface ChunkOutcome {
+  lines: number;
+  /** Results stored now; records skipped because a result was already stored; refused duplicates. */
+  graded: number;
+  alreadyGraded: number;
+  duplicates: number;
+  /** Lines that are not a valid record, and valid records that could not be graded (unknown use case). */
+  invalid: number;
+  failed: number;
+  /** The first problems, with their line numbers. */
+  problems: ImportProblem[];
+}
+
+export interface ImportProblem {
+  line: number;
+  kind: 'invalid' | 'failed' | 'duplicate';
+  error: string;
+}
+
+const MAX_PROBLEMS = 20;
+
+interface Deps {
+  weaviate: () => Promise<WeaviateClient>;
+  chat: ChatGateway;
+  useCases: UseCaseStore;
+  signal?: AbortSignal;
+}
+
+const progress = (details: Record<string, unknown>) => {
+  try {
+    heartbeat(details);
+  } catch {
+    // Called outside an activity (tests): nothing to report to.
+  }
+};
+
+/** Cuts the file into chunks of `chunkLines` lines, by byte offsets (one pass, streamed). */
+export async function planEvalImport(_deps: unknown, input: { path: string; chunkLines: number }): Promise<{ lines: number; bytes: number; chunks: ImportChunk[] }> {
+  const chunks: ImportChunk[] = [];
+  let offset = 0;
+  let lines = 0;
+  let chunkStart = 0;
+  let chunkFirst = 1;
+  let inChunk = 0;
+  let lastByte = 10;
+  for await (const buffer of fs.createReadStream(input.path) as AsyncIterable<Buffer>) {
+    for (let i = 0; i < buffer.length; i++) {
+      if (buffer[i] !== 10) continue;
+      lines += 1;
+      inChunk += 1;
+      if (inChunk === input.chunkLines) {
+        chunks.push({ index: chunks.length, start: chunkStart, end: offset + i + 1, firstLine: chunkFirst, lines: inChunk });
+        chunkStart = offset + i + 1;
+        chunkFirst = lines + 1;
+        inChunk = 0;
+      }
+    }
+    offset += buffer.length;
+    if (buffer.length) lastByte = buffer[buffer.length - 1];
+    progress({ phase: 'planning', bytes: offset });
+  }
+  if (lastByte !== 10 && offset > 0) {
+    lines += 1;
+    inChunk += 1;
+  }
+  if (inChunk > 0) chunks.push({ index: chunks.length, start: chunkStart, end: offset, firstLine: chunkFirst, lines: inChunk });
+  return { lines, bytes: offset, chunks };
+}
+
+async function readChunk(path: string, chunk: ImportChunk): Promise<string[]> {
+  if (chunk.end <= chunk.start) return [];
+  const handle = await fs.promises.open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(chunk.end - chunk.start);
+    await handle.read(buffer, 0, buffer.length, chunk.start);
+    const lines = buffer.toString('utf8').split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    return lines.map((l) => l.replace(/\r$/, ''));
+  } finally {
+    await handle.close();
+  }
+}
+
+const redactText = (text: string) => redact(text);
+
+/** A record as stored: every text redacted, the grading's explanations too (they may quote the output). */
+function storedResult(o: { record: LoggedCall; runId: string; useCase: string; importedAt: number; grading: Awaited<ReturnType<typeof gradeOutput>>; rules: { id: string; severity?: string; category?: string }[] }): EvalResult {
+  let redactions = 0;
+  const clean = (text: string) => {
+    const r = redactText(text);
+    redactions += Object.values(r.counts).reduce((a, b) => a + (b ?? 0), 0);
+    return r.text;
+  };
+  const meta = new Map(o.rules.map((r) => [r.id, r]));
+  const timestamp = o.record.timestamp ? Date.parse(o.record.timestamp) : NaN;
+  const messages = o.record.messages.map((m) => ({ role: m.role, content: clean(m.content) }));
+  const output = clean(o.record.output);
+  return {
+    recordId: o.record.id,
+    runId: o.runId,
+    model: o.record.model,
+    judge: o.grading.judge,
+    useCase: o.useCase,
+    loggedAt: Number.isFinite(timestamp) ? timestamp : o.importedAt,
+    latencyMs: o.record.latency_ms ?? null,
+    metadata: (o.record.metadata as Record<string, unknown>) ?? {},
+    messages,
+    output,
+    correctness: { ...o.grading.correctness, explanation: redactText(o.grading.correctness.explanation).text },
+    rules: o.grading.rules.map((r) => ({
+      ...r,
+      explanation: redactText(r.explanation).text,
+      severity: meta.get(r.ruleId)?.severity ?? 'warning',
+      category: meta.get(r.ruleId)?.category ?? 'Custom',
+    })),
+    redactions,
+    gradedAt: Date.now(),
+  };
+}
+
+export async function gradeImportChunk(
+  deps: Deps,
+  input: { tenant: string; runId: string; path: string; chunk: ImportChunk; useCase?: string; importedAt: number },
+): Promise<ChunkOutcome> {
+  const lines = await readChunk(input.path, input.chunk);
+  const outcome: ChunkOutcome = { lines: lines.length, graded: 0, alreadyGraded: 0, duplicates: 0, invalid: 0, failed: 0, problems: [] };
+  const problem = (line: number, kind: ImportProblem['kind'], error: string) => {
+    if (outcome.problems.length < MAX_PROBLEMS) outcome.problems.push({ line, kind, error });
+  };
+  const records: { record: LoggedCall; line: number }[] = [];
+  const seen = new Set<string>();
+  lines.forEach((text, i) => {
+    const line = input.chunk.firstLine + i;
+    if (text.trim() === '') return;
+    const parsed = parseLoggedCall(text);
+    if ('error' in parsed) {
+      outcome.invalid += 1;
+      problem(line, 'invalid', parsed.error);
+    } else if (seen.has(parsed.record.id)) {
+      outcome.duplicates += 1;
+      problem(line, 'duplicate', `the id ${JSON.stringify(parsed.record.id.slice(0, 100))} repeats an earlier line`);
+    } else {
+      seen.add(parsed.record.id);
+      records.push({ record: parsed.record, line });
+    }
+  });
+  const already = await gradedRecordIds(deps, { tenant: input.tenant, ids: records.map((r) => r.record.id) });
+  const results: EvalResult[] = [];
+  for (const [n, { record, line }] of records.entries()) {
+    if (already.has(record.id)) {
+      outcome.alreadyGraded += 1;
+      continue;
+    }
+    const useCaseName = record.use_case ?? input.useCase ?? 'default';
+    let useCase;
+    try {
+      useCase = deps.useCases.get(useCaseName, input.tenant);
+    } catch {
+      useCase = undefined;
+    }
+    if (!useCase) {
+      outcome.failed += 1;
+      problem(line, 'failed', `use_case ${JSON.stringify(useCaseName)} names no valid use case`);
+      continue;
+    }
+    const grading = await gradeOutput(deps, { messages: record.messages, output: record.output, rules: useCase.rules });
+    results.push(storedResult({ record, runId: input.runId, useCase: useCaseName, importedAt: input.importedAt, grading, rules: useCase.rules }));
+    progress({ phase: 'grading', chunk: input.chunk.index, record: n + 1, of: records.length });
+  }
+  const stored = await insertResults(deps, { tenant: input.tenant, results });
+  outcome.graded = stored.stored;
+  outcome.duplicates += stored.duplicates;
+  return outcome;
+}
+
+/** Deletes, for every tenant and use case, the results older than the use case's retention. */
+export async function purgeExpiredResults(deps: Pick<Deps, 'weaviate' | 'useCases'>, input: { now: number }): Promise<{ tenants: number; deleted: number }> {
+  let deleted = 0;
+  const tenants = await evalTenants(deps);
+  for (const tenant of tenants) {
+    for (const name of await resultUseCases(deps, { tenant })) {
+      let days = DEFAULT_RETENTION_DAYS;
+      try {
+        days = deps.useCases.get(name, tenant)?.logging.retention_days ?? DEFAULT_RETENTION_DAYS;
+      } catch {
+        // An invalid use-case file keeps the default retention rather than keeping results forever.
+      }
+      deleted += await deleteResultsBefore(deps, { tenant, useCase: name, before: input.now - days * 86_400_000 });
+      progress({ tenant, useCase: name, deleted });
+    }
+  }
+  return { tenants: tenants.length, deleted };
+}
