@@ -37,12 +37,12 @@ export const sessionStore = proxyActivities<Activities>({
  */
 /**
  * Batch evaluation: planning an import file, grading a chunk of its records (a few hundred
- * gradings; heartbeats per record), the retention purge. A silent attempt is retried after 2
- * minutes; five attempts, each skipping what the previous ones stored.
+ * gradings; heartbeats per record), the retention purge. A silent attempt is retried after 30
+ * seconds; five attempts, each skipping what the previous ones stored.
  */
 export const batch = proxyActivities<Activities>({
   startToCloseTimeout: '60 minutes',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
