@@ -17,6 +17,7 @@ const commands = {
   feedback: 'scripts/feedback.ts',
   tags: 'scripts/tags.ts',
   'eval:import': 'scripts/eval-import.ts',
+  'eval:report': 'scripts/eval-report.ts',
   bench: 'scripts/stack/bench.ts',
 };
 

@@ -11,18 +11,14 @@
  */
 import { continueAsNew, defineQuery, setHandler, upsertMemo } from '@temporalio/workflow';
 import type { ChunkOutcome, ImportChunk, ImportProblem } from '../activities/evaluation/batch';
+import { COUNT_KEYS, type GradingCounts } from '../activities/evaluation/batch-counts';
 import { batch } from './proxies';
 
-export interface EvalBatchTotals {
+export interface EvalBatchTotals extends GradingCounts {
   lines: number;
   chunks: number;
   chunksDone: number;
   linesDone: number;
-  graded: number;
-  alreadyGraded: number;
-  duplicates: number;
-  invalid: number;
-  failed: number;
   /** The first problems found, with their line numbers. */
   problems: ImportProblem[];
 }
@@ -49,11 +45,7 @@ export const evalBatchId = (tenant: string, runId: string) => `eval-batch:${tena
 function add(totals: EvalBatchTotals, chunk: ImportChunk, o: ChunkOutcome): void {
   totals.chunksDone += 1;
   totals.linesDone += chunk.lines;
-  totals.graded += o.graded;
-  totals.alreadyGraded += o.alreadyGraded;
-  totals.duplicates += o.duplicates;
-  totals.invalid += o.invalid;
-  totals.failed += o.failed;
+  for (const key of COUNT_KEYS) totals[key] += o[key];
   totals.problems.push(...o.problems.slice(0, Math.max(0, EVAL_BATCH.maxProblems - totals.problems.length)));
 }
 

@@ -16,6 +16,7 @@ import type { ChatGateway } from '../models/chat';
 import { deleteResultsBefore, evalTenants, gradedRecordIds, insertResults, resultUseCases, type EvalResult } from '../weaviate/eval-results';
 import { gradeOutput } from './grade';
 import { redact } from './redact';
+import type { GradingCounts } from './batch-counts';
 import { DEFAULT_RETENTION_DAYS, type UseCaseStore } from './use-cases';
 
 export interface ImportChunk {
@@ -27,15 +28,8 @@ export interface ImportChunk {
   lines: number;
 }
 
-export interface ChunkOutcome {
+export interface ChunkOutcome extends GradingCounts {
   lines: number;
-  /** Results stored now; records skipped because a result was already stored; refused duplicates. */
-  graded: number;
-  alreadyGraded: number;
-  duplicates: number;
-  /** Lines that are not a valid record, and valid records that could not be graded (unknown use case). */
-  invalid: number;
-  failed: number;
   /** The first problems, with their line numbers. */
   problems: ImportProblem[];
 }

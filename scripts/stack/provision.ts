@@ -162,6 +162,31 @@ export function ensureSchemathesis(): Promise<string> {
   return ensurePythonTool({ label: 'fuzzer', pkg: 'schemathesis', version: VERSIONS.schemathesis, bin: 'schemathesis' });
 }
 
+/**
+ * Headless Chromium, for the test that opens the evaluation report: CHROMIUM_BIN, else `chromium`
+ * on the PATH, else Debian's `chromium` package installed with apt-get (as root, or with sudo
+ * when it needs no password).
+ */
+export async function ensureChromium(): Promise<string> {
+  const found = process.env.CHROMIUM_BIN || which('chromium') || which('chromium-browser');
+  if (found) return found;
+  const root = process.getuid?.() === 0;
+  if (!root && spawnSync('sudo', ['-n', 'true']).status !== 0) {
+    throw new Error("Chromium is missing and cannot be installed without root: run `sudo apt-get install chromium`, or set CHROMIUM_BIN");
+  }
+  const [cmd, prefix] = root ? ['apt-get', []] : ['sudo', ['-n', 'apt-get']];
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const install = () => runWithProgress("installing Debian's chromium package", cmd, [...prefix, 'install', '-y', '--no-install-recommends', 'chromium'], env);
+  await install().catch(async () => {
+    await runWithProgress('updating the package lists', cmd, [...prefix, 'update'], env);
+    await install();
+  });
+  const installed = which('chromium');
+  if (!installed) throw new Error('the chromium package was installed but no chromium command is on the PATH');
+  log(`Chromium: ${installed}`);
+  return installed;
+}
+
 /** Provisions all three, the Go builds one after the other (two cores: parallel builds only thrash). */
 export async function provisionAll(): Promise<Provisioned> {
   const embeddingsBin = await ensureEmbeddingServer();

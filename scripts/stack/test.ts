@@ -4,6 +4,7 @@
  * itself), then stops everything, whatever the outcome.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { ensureChromium } from './provision';
 import { exitWith, withTestStack } from './test-stack';
 
 /** The type check runs first on a full run: a type error fails `npm test` before any service starts. */
@@ -15,6 +16,8 @@ function typecheck(): number {
 
 async function main(): Promise<number> {
   if (process.argv.length <= 2 && typecheck() !== 0) return 1;
+  // The evaluation report's test opens the page in headless Chromium.
+  const chromium = await ensureChromium();
   return withTestStack('test', (stack, dataDir) => {
     // With file arguments, run just those files (mocha would add them to the configured spec).
     const files = process.argv.slice(2);
@@ -24,7 +27,7 @@ async function main(): Promise<number> {
     return new Promise<number>((resolve) => {
       const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), ...mochaArgs], {
         stdio: 'inherit',
-        env: { ...process.env, ...stack.env, SUPPORT_AI_TEST_DATA: dataDir, TEST_STACK: '1' },
+        env: { ...process.env, ...stack.env, SUPPORT_AI_TEST_DATA: dataDir, TEST_STACK: '1', CHROMIUM_BIN: chromium },
       });
       child.on('exit', (c) => resolve(c ?? 1));
     });
