@@ -175,7 +175,7 @@ const PAGE_SCRIPT = `
     new Chart(document.getElementById(id), {
       type: 'bar',
       data: { labels: models, datasets: [{ label: label, data: values, backgroundColor: models.map(function (_, i) { return colours[i % colours.length]; }) }] },
-      options: Object.assign({}, common, { indexAxis: horizontal ? 'y' : 'x', scales: { y: { beginAtZero: true, max: max } } })
+      options: Object.assign({}, common, { indexAxis: horizontal ? 'y' : 'x', scales: { y: { beginAtZero: true, max: max } }, plugins: { legend: { display: false }, title: { display: true, text: label } } })
     });
     drawn++;
   }
@@ -200,14 +200,18 @@ const PAGE_SCRIPT = `
 `;
 
 export function renderHtml(report: EvalReport, o: { chartJs: string }): string {
-  const rules = ruleIds(report).map((r) => r.ruleId);
   const models = report.models;
+  // The chart shows the rules some call could be graded on; the table lists them all.
+  const gradable = ruleIds(report)
+    .map((r) => r.ruleId)
+    .filter((id) => models.some((m) => m.rules.some((r) => r.ruleId === id && r.passRate !== null)));
   const rows = ruleIds(report)
     .map((rule) => {
       const cells = models.map((m) => {
         const s = m.rules.find((r) => r.ruleId === rule.ruleId);
         if (!s) return '<td></td>';
-        return `<td>${s.passRate === null ? 'not gradable' : `${pct(s.passRate)} <small>(${interval(s.interval)}, n=${s.pass + s.fail})</small>`}${s.notGradable ? ` <small>not gradable ${s.notGradable}</small>` : ''}</td>`;
+        if (s.passRate === null) return `<td>not gradable (${s.notGradable})</td>`;
+        return `<td>${pct(s.passRate)} <small>(${interval(s.interval)}, n=${s.pass + s.fail})</small>${s.notGradable ? ` <small>not gradable ${s.notGradable}</small>` : ''}</td>`;
       });
       return `<tr class="${html(rule.severity)}"><th>${html(rule.ruleId)}</th><td>${html(rule.severity)}</td>${cells.join('')}</tr>`;
     })
@@ -215,7 +219,7 @@ export function renderHtml(report: EvalReport, o: { chartJs: string }): string {
   const failures = models
     .map((m) => `<li><b>${html(m.model)}</b>: ${m.criticalFailures} critical failures<ul>${m.examples.map((f) => `<li>${html(f.recordId)}, ${html(f.ruleId)}: ${html(f.explanation.slice(0, 200))}</li>`).join('')}</ul></li>`)
     .join('\n');
-  const height = Math.max(200, rules.length * Math.max(1, models.length) * 18 + 80);
+  const height = Math.max(200, gradable.length * Math.max(1, models.length) * 18 + 80);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -257,7 +261,7 @@ ${
 <tr><th>rule</th><th>severity</th>${models.map((m) => `<th>${html(m.model)}</th>`).join('')}</tr>
 ${rows}
 </table>
-<script type="application/json" id="report-data">${scriptJson({ models, rules })}</script>
+<script type="application/json" id="report-data">${scriptJson({ models, rules: gradable })}</script>
 <script>${o.chartJs.replace(/<\/script/gi, '<\\/script')}</script>
 <script>${PAGE_SCRIPT}</script>`
 }
