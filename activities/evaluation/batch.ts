@@ -41,6 +41,8 @@ export interface ImportProblem {
 }
 
 const MAX_PROBLEMS = 20;
+/** Bytes of one chunk at most (a chunk is read into memory at once); a longer line is alone. */
+const MAX_CHUNK_BYTES = 16 * 1024 * 1024;
 
 interface Deps {
   weaviate: () => Promise<WeaviateClient>;
@@ -71,7 +73,8 @@ export async function planEvalImport(_deps: unknown, input: { path: string; chun
       if (buffer[i] !== 10) continue;
       lines += 1;
       inChunk += 1;
-      if (inChunk === input.chunkLines) {
+      // A chunk ends at its line count, or earlier when its bytes would make a large read.
+      if (inChunk === input.chunkLines || offset + i + 1 - chunkStart >= MAX_CHUNK_BYTES) {
         chunks.push({ index: chunks.length, start: chunkStart, end: offset + i + 1, firstLine: chunkFirst, lines: inChunk });
         chunkStart = offset + i + 1;
         chunkFirst = lines + 1;

@@ -22,10 +22,11 @@ export function keywordTags(input: { message: string; language: string; limit: n
   const words = (input.message.toLowerCase().match(WORD) ?? []).filter((w) => w.length >= MIN_LENGTH && !/^\d+$/.test(w));
   const content = stopword.removeStopwords(words, stopWords(input.language));
   if (content.length === 0) return [];
+  // Insertion order is first appearance: the sort is stable, so ties keep it.
   const counts = new Map<string, number>();
   for (const w of content) counts.set(w, (counts.get(w) ?? 0) + 1);
   return [...counts]
-    .sort(([a, x], [b, y]) => y - x || content.indexOf(a) - content.indexOf(b))
+    .sort(([, x], [, y]) => y - x)
     .slice(0, input.limit)
     .map(([name, n]) => ({ name, score: Math.min(KEYWORD_MAX_SCORE, n / content.length) }));
 }

@@ -59,3 +59,30 @@ describe('evaluation report', () => {
     assert.doesNotMatch(md, /<script>|\| \*\*x/);
   });
 });
+
+describe('batch import planning', () => {
+  it('cuts a file into chunks of lines by byte range, a last line without a newline included', async () => {
+    const { planEvalImport } = await import('../../activities/evaluation/batch');
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'plan-')), 'calls.jsonl');
+    const lines = ['a', 'bb', 'ccc', 'dddd', 'é'];
+    fs.writeFileSync(file, lines.join('\n'));
+    const plan = await planEvalImport(undefined, { path: file, chunkLines: 2 });
+    assert.equal(plan.lines, 5);
+    assert.deepEqual(
+      plan.chunks.map((c) => [c.firstLine, c.lines]),
+      [
+        [1, 2],
+        [3, 2],
+        [5, 1],
+      ],
+    );
+    const text = fs.readFileSync(file);
+    assert.deepEqual(
+      plan.chunks.map((c) => text.subarray(c.start, c.end).toString('utf8')),
+      ['a\nbb\n', 'ccc\ndddd\n', 'é'],
+    );
+  });
+});
