@@ -13,8 +13,19 @@ export function runScript(script: string, ...args: string[]): { code: number | n
  * runScript without blocking this process, with more environment (e.g. the harness's task queue):
  * for commands that need the worker running in this process.
  */
-export function runScriptAsync(env: Record<string, string>, script: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], { cwd: root, env: { ...process.env, ...env } });
+export function runScriptAsync(env: Record<string, string>, script: string, ...args: string[]): Promise<CommandOutput> {
+  return runCommand(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], env);
+}
+
+export interface CommandOutput {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Any command, without blocking this process, from the repository root. */
+export function runCommand(cmd: string, args: string[], env: Record<string, string> = {}): Promise<CommandOutput> {
+  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

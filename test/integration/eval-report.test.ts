@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,24 +6,14 @@ import { before, describe, it } from 'mocha';
 import { PNG } from 'pngjs';
 import { evalBatchProgress, startEvalBatch } from '../../api/eval-batches';
 import { freshTenant, getHarness } from '../helpers/harness';
-import { runScriptAsync } from '../helpers/run-script';
+import { runCommand, runScriptAsync } from '../helpers/run-script';
 
 const dir = fs.mkdtempSync(path.join(process.env.SUPPORT_AI_TEST_DATA ?? os.tmpdir(), 'eval-report-'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Headless Chromium on a local file: its DOM after the scripts ran, a screenshot, and its log. */
-function chromium(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const bin = process.env.CHROMIUM_BIN || 'chromium';
-  const child = spawn(bin, ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars', '--enable-logging=stderr', '--v=0', ...args]);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const chromium = (args: string[]) =>
+  runCommand(process.env.CHROMIUM_BIN || 'chromium', ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars', '--enable-logging=stderr', '--v=0', ...args]);
 
 /** Pixels of a colour (within a small tolerance) in a PNG. */
 function countColour(png: PNG, [r, g, b]: [number, number, number]): number {
