@@ -80,7 +80,12 @@ export const assistantRoutes: RouteModule = (router, deps) => {
             { ...d, chat: deps.chat, timings },
             { tenant, question: body.query.trim(), history, productIds: productList(body.productId), author, language, now: Date.now() },
           ),
-          questionIntent({ ...d, tenant }, { message: body.query.trim() }),
+          // The intent is an extra: when the tag model cannot be read, the answer goes without it.
+          questionIntent({ ...d, tenant }, { message: body.query.trim() }).catch((err) => {
+            if (d.signal?.aborted) throw err;
+            ctx.state.log?.warn({ err }, 'intent tag unavailable; answering without it');
+            return null;
+          }),
         ]);
         return { ...answered, intentTag };
       },
