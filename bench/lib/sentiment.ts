@@ -5,7 +5,7 @@
  * Pure functions apart from the file reading, unit-tested in test/unit/sentiment.test.ts.
  */
 import fs from 'node:fs';
-import { datasetFile } from './datasets';
+import { datasetFile, parseCsv } from './datasets';
 
 /** Class indexes: 0 negative, 1 neutral, 2 positive (TweetEval's own numbering). */
 export type ClassIndex = 0 | 1 | 2;
@@ -30,35 +30,6 @@ export function loadTweetEval(root: string, split: 'val' | 'test'): LabelledText
   });
 }
 
-/** Rows of an RFC 4180 CSV text: quoted fields may hold commas, doubled quotes and line breaks. */
-export function csvRows(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i += 1;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i += 1;
-      rows.push([...row, field]);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
-  return rows.filter((r) => r.some((f) => f !== ''));
-}
-
 export interface AirlineTweet extends LabelledText {
   tweetId: string;
   /** Annotator agreement, 0..1. */
@@ -67,7 +38,7 @@ export interface AirlineTweet extends LabelledText {
 
 /** Every row of `twitter_airline_sentiment/Tweets.csv`, in file order. */
 export function loadAirline(root: string): AirlineTweet[] {
-  const [header, ...rows] = csvRows(fs.readFileSync(datasetFile(root, 'twitter_airline_sentiment', 'Tweets.csv'), 'utf8'));
+  const [header, ...rows] = parseCsv(fs.readFileSync(datasetFile(root, 'twitter_airline_sentiment', 'Tweets.csv'), 'utf8'));
   const col = (name: string) => {
     const i = header.indexOf(name);
     if (i < 0) throw new Error(`twitter_airline_sentiment/Tweets.csv has no column ${name}`);

@@ -7,7 +7,8 @@ import { lexicalCue, words } from '../../activities/sentiment/lexicon';
 import { clampScore, labelFor, polarityOf, scoreFromRaw } from '../../activities/sentiment/levels';
 import { cleanMessage, localModel, rawValue, scoreReadings, segments } from '../../activities/sentiment/local-engine';
 import { messageData, MESSAGE_CHARS, parseModelSentiment, sentimentMessages } from '../../activities/sentiment/model-engine';
-import { classMetrics, classOf, csvRows, tuneCuts, type ClassIndex } from '../../bench/lib/sentiment';
+import { parseCsv } from '../../bench/lib/datasets';
+import { classMetrics, classOf, tuneCuts, type ClassIndex } from '../../bench/lib/sentiment';
 
 const cut = { negative: -0.2, positive: 0.3 };
 
@@ -221,7 +222,7 @@ describe('sentiment: benchmark metrics', () => {
   });
 
   it('reads RFC 4180 CSV: quotes, doubled quotes, commas and line breaks in fields', () => {
-    assert.deepEqual(csvRows('a,b\n1,"x, ""y""\nz"\r\n2,w\n'), [
+    assert.deepEqual(parseCsv('a,b\n1,"x, ""y""\nz"\r\n2,w\n'), [
       ['a', 'b'],
       ['1', 'x, "y"\nz'],
       ['2', 'w'],
