@@ -8,13 +8,13 @@
  *   chunk therefore grades only what is not stored yet: each record is stored once.
  * - `purgeExpiredResults` deletes results older than their use case's `logging.retention_days`.
  */
-import { heartbeat } from '@temporalio/activity';
 import fs from 'node:fs';
 import type { WeaviateClient } from 'weaviate-client';
 import { parseLoggedCall, type LoggedCall } from '../../api/schemas/logged-call';
 import type { ChatGateway } from '../models/chat';
 import { deleteResultsBefore, evalTenants, gradedRecordIds, insertResults, resultUseCases, type EvalResult } from '../weaviate/eval-results';
 import { gradeOutput } from './grade';
+import { reportProgress as progress } from '../progress';
 import { redact } from './redact';
 import type { GradingCounts } from './batch-counts';
 import { DEFAULT_RETENTION_DAYS, type UseCaseStore } from './use-cases';
@@ -50,14 +50,6 @@ interface Deps {
   useCases: UseCaseStore;
   signal?: AbortSignal;
 }
-
-const progress = (details: Record<string, unknown>) => {
-  try {
-    heartbeat(details);
-  } catch {
-    // Called outside an activity (tests): nothing to report to.
-  }
-};
 
 /** Cuts the file into chunks of `chunkLines` lines, by byte offsets (one pass, streamed). */
 export async function planEvalImport(_deps: unknown, input: { path: string; chunkLines: number }): Promise<{ lines: number; bytes: number; chunks: ImportChunk[] }> {

@@ -3,7 +3,7 @@
  * trains the tag model (model.ts) and stores it (weaviate/tag-models.ts). It heartbeats while it
  * reads and trains, so the Temporal UI shows where it is.
  */
-import { heartbeat } from '@temporalio/activity';
+import { reportProgress as progress } from '../progress';
 import type { WeaviateClient } from 'weaviate-client';
 import { storeTagModel, tagTrainingCases } from '../weaviate/tag-models';
 import { TAG_TRAINING, trainTagModel } from './model';
@@ -23,14 +23,6 @@ export interface TagTrainingRun {
   version: number | null;
   durationMs: number;
 }
-
-const progress = (details: Record<string, unknown>) => {
-  try {
-    heartbeat(details);
-  } catch {
-    // Outside an activity (the benchmark calls this directly): nothing to report to.
-  }
-};
 
 export async function trainTags(deps: { weaviate: () => Promise<WeaviateClient>; now?: () => number }, input: { tenant: string }): Promise<TagTrainingRun> {
   const started = Date.now();

@@ -7,7 +7,7 @@
  * composer picks sources by it and abstains below a calibrated threshold.
  */
 import { Filters, FilterValue } from 'weaviate-client';
-import { COLLECTIONS } from './collections';
+import { COLLECTIONS, vectorOf } from './collections';
 import { Deps, embedQuery, hybrid, tenantOf, timed } from './retrieve';
 
 /**
@@ -71,10 +71,6 @@ const cosine = (a: number[], b: number[]) => {
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 };
 
-const vectorOf = (o: { vectors?: Record<string, unknown> }) => {
-  const v = o.vectors?.default ?? Object.values(o.vectors ?? {})[0];
-  return Array.isArray(v) ? (v as number[]) : undefined;
-};
 
 /** Statuses after which an incident is over (Statuspage and common helpdesk words). */
 const CLOSED_STATUSES = new Set(['resolved', 'completed', 'postmortem', 'closed', 'fixed']);

@@ -211,5 +211,11 @@ export async function tenantCollection(client: WeaviateClient, name: string, ten
   return collection.withTenant(tenant);
 }
 
+/** The vector returned with an object (`includeVector`), or undefined. */
+export const vectorOf = (o: { vectors?: Record<string, unknown> }) => {
+  const v = o.vectors?.default ?? Object.values(o.vectors ?? {})[0];
+  return Array.isArray(v) ? (v as number[]) : undefined;
+};
+
 /** Weaviate tenant names allow [A-Za-z0-9_-]{1,64}; the keys command only issues such tenants. */
 export const TENANT_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -9,7 +9,7 @@
 import { Filters, type WeaviateClient } from 'weaviate-client';
 import type { TagExample, TagModel } from '../tags/model';
 import { caseText } from '../text/records';
-import { COLLECTIONS, tenantCollection } from './collections';
+import { COLLECTIONS, tenantCollection, vectorOf } from './collections';
 import { objectId } from './ingest';
 
 interface Deps {
@@ -150,8 +150,8 @@ export async function tagTrainingCases(deps: Deps & { onPage?: (read: number) =>
       spam++;
       continue;
     }
-    const v = (o as any).vectors?.default ?? Object.values((o as any).vectors ?? {})[0];
-    if (!Array.isArray(v)) continue;
+    const v = vectorOf(o as { vectors?: Record<string, unknown> });
+    if (!v) continue;
     examples.push({ vector: v, text: caseText({ subject: p.subject, description: p.description, comments: p.comments ? [{ comment: p.comments }] : [] } as any).embedding, tags });
   }
   return { examples, spam };
