@@ -44,21 +44,26 @@ function schemathesisArgs(o: { baseUrl: string; reportFile: string }): string[] 
   ];
 }
 
-/** The run's verdict from schemathesis's JSON report, as one line. */
+/**
+ * The run's verdict from schemathesis's JSON report: one line with the details, then the plain
+ * closing line CI logs are read for (`fuzz: N passed, N failed`).
+ */
 function summary(reportFile: string, code: number, seconds: number): string {
   let report: any;
   try {
     report = JSON.parse(fs.readFileSync(reportFile, 'utf8'));
   } catch {
-    return `[fuzz] FAILED: schemathesis exited ${code} without a report (${seconds} s)`;
+    return `[fuzz] FAILED: schemathesis exited ${code} without a report (${seconds} s)\nfuzz: 0 passed, 1 failed`;
   }
   const failures = (report.failures ?? []) as { title: string; count: number; operations: string[] }[];
   const unique = report.test_cases?.unique_failures ?? failures.length;
   const counts = `${report.operations?.tested ?? '?'} operations, ${report.test_cases?.generated ?? '?'} test cases, ${seconds} s`;
-  if (code === 0) return `[fuzz] passed: 0 failures (${counts})`;
+  const failed = code === 0 ? 0 : Math.max(1, report.test_cases?.with_failures ?? unique);
+  const closing = `fuzz: ${(report.test_cases?.generated ?? 0) - failed} passed, ${failed} failed`;
+  if (code === 0) return `[fuzz] passed: 0 failures (${counts})\n${closing}`;
   const kinds = failures.map((f) => `${f.title} ×${f.count}`).join('; ');
   const errors = (report.errors ?? []).map((e: { title: string }) => e.title).join('; ');
-  return `[fuzz] FAILED: ${unique} unique failures (${counts})${kinds ? `: ${kinds}` : ''}${errors ? `; errors: ${errors}` : ''}`;
+  return `[fuzz] FAILED: ${unique} unique failures (${counts})${kinds ? `: ${kinds}` : ''}${errors ? `; errors: ${errors}` : ''}\n${closing}`;
 }
 
 async function main(): Promise<number> {

@@ -22,7 +22,7 @@ async function main(): Promise<number> {
     // With file arguments, run just those files (mocha would add them to the configured spec).
     const files = process.argv.slice(2);
     const mochaArgs = files.length
-      ? ['--no-config', '--require', 'ts-node/register/transpile-only', '--require', 'test/helpers/hooks.ts', '--timeout', '120000', '--exit', ...files]
+      ? ['--no-config', '--require', 'ts-node/register/transpile-only', '--require', 'test/helpers/hooks.ts', '--timeout', '120000', '--exit', '--reporter', 'test/helpers/summary-reporter.js', ...files]
       : [];
     return new Promise<number>((resolve) => {
       const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), ...mochaArgs], {
