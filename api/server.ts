@@ -54,7 +54,7 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({
     runner: new WorkflowRunner(temporal, config.temporal.taskQueue),
-    sessions: new AskSessions(temporal, config.temporal.taskQueue, logger),
+    sessions: new AskSessions({ client: temporal, taskQueue: config.temporal.taskQueue, weaviate, logger }),
     chat,
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
     useCases,

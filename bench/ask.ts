@@ -66,6 +66,7 @@ interface Options {
   warmup: number;
   maxRoundSeconds: number;
   tune: boolean;
+  latencyOnly: boolean;
   tuneNegatives: number;
 }
 
@@ -290,7 +291,7 @@ async function latency(app: InProcessApp, o: Options) {
       queries: `StackFAQ paraphrased questions (${queries.length} non-empty, fixed shuffle), no productId, author customer`,
       modes: {
         direct: 'answerQuestion (retrieval + local composition) and presentAnswer in-process with the worker dependencies; no HTTP, no Temporal',
-        api: `POST /v1/assistant/ask over HTTP on the loopback, no Chat-Identifier (each ask starts its session), ${o.keys} keys of the tenant in turn`,
+        api: `POST /v1/assistant/ask over HTTP on the loopback, no Chat-Identifier (each ask opens a session: its turn goes to the answer log), ${o.keys} keys of the tenant in turn`,
       },
       calls_per_mode: { c1: o.c1Requests, [high]: o.highRequests },
       rounds: o.rounds,
@@ -335,6 +336,7 @@ async function main(): Promise<void> {
     .option('--warmup <n>', 'latency: warm-up calls per mode (twice as many at the high concurrency)', positiveInt, 10)
     .option('--max-round-seconds <n>', 'latency: a round stops sending after this long', positiveInt, 90)
     .option('--tune', 'calibrate the no-answer threshold, lexical weight and article alpha on StackFAQ group A and BANKING77 train; writes bench/results/tune-ask.json', false)
+    .option('--latency-only', 'run only the latency part and write its numbers alone (for working on the read path; goals of the quality part are not judged)', false)
     .option('--tune-negatives <n>', 'BANKING77 train questions used as negatives when tuning', positiveInt, 1500)
     .parse()
     .opts<Options>();
@@ -349,6 +351,11 @@ async function main(): Promise<void> {
     if (o.tune) {
       const tuned = await tune(app, o);
       writeResult('bench/results/tune-ask.json', { ...info, datasets: 'StackFAQ group A (positives) and BANKING77 train (negatives) only', goal_margin: { groupA_answered_min: MIN_ANSWERED_A }, ...tuned, total_seconds: round((Date.now() - started) / 1000, 1) });
+      return;
+    }
+    if (o.latencyOnly) {
+      const lat = await latency(app, o);
+      writeResult(o.out, { ...info, engine: 'local', settings: Object.fromEntries(SETTINGS.map((name) => [name, process.env[name] ?? null])), latency: lat, total_seconds: round((Date.now() - started) / 1000, 1) });
       return;
     }
     const q = await quality(app, o);

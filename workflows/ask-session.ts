@@ -1,12 +1,13 @@
 /**
  * One chat session of ask: `ask-session:<tenant>:<chatId>` (search attributes TenantId,
- * Operation "ask-session" and ChatId). The API computes each answer on its read path and sends
- * the turn here with signal-with-start, which starts the session on its first turn; once Temporal
- * has the signal, the answer is not lost. The session keeps its last turns for follow-up
- * questions (the API reads them with `askTurnsQuery`), stores every answer in Weaviate for
- * feedback (activity `storeAnswers`), and ends after `SESSION.idleMs` without a turn. A long
- * session continues as new every `SESSION.turnsPerRun` turns, carrying its recent turns, so its
- * history stays small.
+ * Operation "ask-session" and ChatId). The API computes each answer on its read path; a session's
+ * first turn goes to the tenant's answer log (workflows/answer-log.ts), and each later one comes
+ * here with signal-with-start, which starts the session with the turns read before (the first
+ * one among them); once Temporal has the signal, the answer is not lost. The session keeps its
+ * last turns for follow-up questions (the API reads them with `askTurnsQuery`), stores the answers
+ * it receives in Weaviate for feedback (activity `storeAnswers`), and ends after `SESSION.idleMs`
+ * without a turn. A long session continues as new every `SESSION.turnsPerRun` turns, carrying its
+ * recent turns, so its history stays small.
  */
 import { condition, continueAsNew, defineQuery, defineSignal, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import type { Turn } from '../activities/ask/follow-up';
@@ -33,6 +34,14 @@ export interface AskSessionInput {
   turnCount?: number;
 }
 
+/** A stored answer as the context of the next question: its answer text shortened. */
+export const turnOf = (record: AnswerRecord): Turn => ({
+  question: record.question,
+  standalone: record.standalone,
+  answer: record.answer.slice(0, SESSION.answerChars),
+  answerId: record.answerId,
+});
+
 export const askTurnSignal = defineSignal<[AnswerRecord]>('askTurn');
 export const askTurnsQuery = defineQuery<Turn[]>('askTurns');
 
@@ -43,7 +52,7 @@ export async function askSessionWorkflow(input: AskSessionInput): Promise<{ turn
   let thisRun = 0;
   setHandler(askTurnSignal, (record) => {
     pending.push(record);
-    turns.push({ question: record.question, standalone: record.standalone, answer: record.answer.slice(0, SESSION.answerChars), answerId: record.answerId });
+    turns.push(turnOf(record));
     turns.splice(0, Math.max(0, turns.length - SESSION.keepTurns));
     total += 1;
     thisRun += 1;

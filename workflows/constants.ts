@@ -26,6 +26,8 @@ export const OPERATIONS = {
   /** Ask runs on the read path too; its chat session is a workflow (workflows/ask-session.ts). */
   ask: 'ask',
   askSession: 'ask-session',
+  /** The per-tenant log of first turns (workflows/answer-log.ts). */
+  answerLog: 'answers',
   feedback: 'feedback',
   /** Summary runs on the read path, like ask. */
   summary: 'summary',

@@ -1,8 +1,9 @@
 /**
  * Answers of ask and the feedback on them, per tenant (collections AskAnswer and AskFeedback).
- * The session workflow stores each answer through the `storeAnswers` activity (idempotent: the
- * object id comes from the answer id); feedback is written by the API as it arrives, one object
- * per feedback, so two at once never overwrite each other.
+ * The tenant's answer log (first turns) and the session workflows (later turns) store each answer
+ * through the `storeAnswers` activity (idempotent: the object id comes from the answer id);
+ * feedback is written by the API as it arrives, one object per feedback, so two at once never
+ * overwrite each other.
  */
 import type { WeaviateClient } from 'weaviate-client';
 import { COLLECTIONS, tenantCollection } from './collections';
@@ -56,6 +57,18 @@ export async function findAnswer(deps: Deps, input: { tenant: string; answerId: 
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.askAnswer, input.tenant);
   const found = await collection?.query.fetchObjectById(objectId(input.tenant, 'answer', input.answerId));
   return found ? toAnswer(found.properties as Record<string, any>) : undefined;
+}
+
+/** The stored answers of one chat session of `tenant`, the latest `limit`, oldest first. */
+export async function sessionAnswers(deps: Deps, input: { tenant: string; chatId: string; limit: number }): Promise<AnswerRecord[]> {
+  const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.askAnswer, input.tenant);
+  if (!collection) return [];
+  const res = await collection.query.fetchObjects({
+    filters: collection.filter.byProperty('chatId').equal(input.chatId),
+    limit: input.limit,
+    sort: collection.sort.byProperty('createdAt', false),
+  });
+  return res.objects.map((o) => toAnswer(o.properties as Record<string, any>)).reverse();
 }
 
 export async function storeFeedback(deps: Deps, input: { tenant: string; feedback: FeedbackRecord }): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * POST /v1/assistant/ask and POST /v1/feedback. Ask runs on the read path (read-path.ts), with
  * the searches' fair admission: retrieval and composition in this process, then the turn goes to
- * its chat session workflow (ask-sessions.ts), which keeps the context and stores the answer.
+ * Temporal (ask-sessions.ts): a first turn to the tenant's answer log, a later one to its chat
+ * session workflow, which keeps the context; both store the answer.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -105,7 +105,7 @@ describe('logging of errors', () => {
     const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
     const app = createApp({
       runner: new WorkflowRunner(h.temporal, h.taskQueue),
-      sessions: new AskSessions(h.temporal, h.taskQueue),
+      sessions: new AskSessions({ client: h.temporal, taskQueue: h.taskQueue, weaviate }),
       chat: createChatGateway(undefined),
       chatTimeoutMs: 30_000,
       useCases: new UseCaseStore(DEFAULT_USE_CASES_DIR),

@@ -1,11 +1,17 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { AskSessions } from '../../api/ask-sessions';
+import { connectWeaviate } from '../../activities/weaviate/client';
+import { loadServicesConfig } from '../../activities/config';
+import { findAnswer } from '../../activities/weaviate/answers';
 import { askTurnsQuery } from '../../workflows/ask-session';
 import type { ChatServer } from '../helpers/chat-server';
 import { article, incident, supportCase } from '../helpers/factories';
 import { api, createKey, getHarness } from '../helpers/harness';
 import { startModelApp, type ModelApp } from '../helpers/model-app';
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const ask = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) => api('POST', '/v1/assistant/ask', { key, body, headers });
@@ -128,6 +134,22 @@ describe('POST /v1/assistant/ask (local engine)', () => {
     assert.notEqual(alone.body.links[0]?.url, reset.url, 'without the session the question is ambiguous');
   });
 
+  it('finds the first turn once the answer log has stored it, and keeps later turns in the session workflow', async () => {
+    const first = await ask(key, { query: 'How do I reset my password?' });
+    const chat = first.headers.get('chat-identifier')!;
+    const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
+    for (let i = 0; i < 50 && !(await findAnswer({ weaviate }, { tenant, answerId: first.body.id })); i++) await sleep(100);
+    assert.ok(await findAnswer({ weaviate }, { tenant, answerId: first.body.id }), 'the answer log stores the first turn');
+    const h = await getHarness();
+    const session = h.temporal.workflow.getHandle(`ask-session:${tenant}:${chat}`);
+    await assert.rejects(session.query(askTurnsQuery), WorkflowNotFoundError, 'a one-question session has no workflow');
+    const second = await ask(key, { query: 'How long is it valid?' }, { 'Chat-Identifier': chat });
+    assert.equal(second.body.links[0]?.url, reset.url, JSON.stringify(second.body));
+    const third = await ask(key, { query: 'And where do I find it?' }, { 'Chat-Identifier': chat });
+    assert.equal(third.status, 200);
+    assert.deepEqual((await session.query(askTurnsQuery)).map((t) => t.question), ['How do I reset my password?', 'How long is it valid?', 'And where do I find it?']);
+  });
+
   it('keeps sessions apart per tenant: the same Chat-Identifier of another tenant is another session', async () => {
     const first = await ask(key, { query: 'How do I reset my password?' });
     const chat = first.headers.get('chat-identifier')!;
@@ -137,10 +159,9 @@ describe('POST /v1/assistant/ask (local engine)', () => {
     assert.equal(res.status, 200);
     assert.ok(!res.body.urls.includes(reset.url));
     const h = await getHarness();
-    const mine = await h.temporal.workflow.getHandle(`ask-session:${tenant}:${chat}`).query(askTurnsQuery);
-    const theirs = await h.temporal.workflow.getHandle(`ask-session:${other.tenant}:${chat}`).query(askTurnsQuery);
-    assert.deepEqual(theirs.map((t) => t.question), ['How long is it valid?']);
-    assert.ok(mine.every((t) => t.question === 'How do I reset my password?'));
+    const sessions = new AskSessions({ client: h.temporal, taskQueue: h.taskQueue, weaviate: () => connectWeaviate(loadServicesConfig().weaviate) });
+    assert.deepEqual((await sessions.history(other.tenant, chat)).map((t) => t.question), ['How long is it valid?']);
+    assert.deepEqual((await sessions.history(tenant, chat)).map((t) => t.question), ['How do I reset my password?']);
   });
 
   it('refuses a Chat-Identifier that is not a uuid', async () => {
