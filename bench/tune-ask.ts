@@ -22,7 +22,7 @@
  * on, a passage that only shares words never outranks the passage most similar in meaning.
  */
 import { loadServicesConfig } from '../activities/config';
-import { ANSWER_THRESHOLD, chooseSources, coverage } from '../activities/ask/compose';
+import { ANSWER_THRESHOLD, chooseSources, coverage, SOURCE_RANKING } from '../activities/ask/compose';
 import { composeLocal } from '../activities/ask/local-engine';
 import { createEmbedder, Embedder } from '../activities/models/embeddings';
 import { ASK_RETRIEVAL, retrieveAskSources, type Source } from '../activities/weaviate/ask-retrieve';
@@ -42,6 +42,9 @@ const MIN_SUPPORTS = Array.from({ length: 121 }, (_, i) => round(0.7 + i * 0.002
 export const MIN_ANSWERED_A = 0.96;
 export const MIN_NO_ANSWER_TRAIN = 0.93;
 const MIN_ALPHA = 0.5;
+/** The ranking knobs (SOURCE_RANKING), tried at the chosen threshold. */
+const TITLE_WEIGHTS = [0, 0.25, 0.5, 0.75, 1, 1.5, 2];
+const RANK_WEIGHTS = [0, 0.005, 0.01, 0.02, 0.03, 0.05];
 
 /** An embedder that remembers query vectors, so every configuration sees the same vectors. */
 function memoized(embedder: Embedder): Embedder {
@@ -120,10 +123,13 @@ function score(positives: Asked[], negatives: Asked[], alpha: number, lexicalWei
   };
 }
 
+type Ranking = typeof SOURCE_RANKING;
+const BY_SUPPORT: Ranking = { titleWeight: 0, retrievalRankWeight: 0 };
+
 /** The same point scored with the code the API runs: chooseSources, then composeLocal. */
-function scoreWithComposer(positives: Asked[], negatives: Asked[], p: TunePoint) {
+function scoreWithComposer(positives: Asked[], negatives: Asked[], p: TunePoint, ranking: Ranking) {
   const t = { ...ANSWER_THRESHOLD, minSupport: p.minSupport, lexicalWeight: p.lexicalWeight };
-  const answer = (q: Asked) => composeLocal({ question: q.text, sources: chooseSources(q.text, q.candidates, t), language: 'en' });
+  const answer = (q: Asked) => composeLocal({ question: q.text, sources: chooseSources(q.text, q.candidates, t, ranking), language: 'en' });
   let answered = 0;
   let correct = 0;
   for (const q of positives) {
@@ -137,6 +143,24 @@ function scoreWithComposer(positives: Asked[], negatives: Asked[], p: TunePoint)
     groupA_first_link_correct: round(correct / positives.length),
     banking77_train_no_answer: round(abstained / negatives.length),
   };
+}
+
+/**
+ * Second stage: the ranking of the relevant sources at the chosen threshold (which answers the
+ * same questions whatever the ranking). The best group A first link wins; ties go to the smaller
+ * weights (the grid's order).
+ */
+function tuneRanking(positives: Asked[], p: TunePoint) {
+  const t = { ...ANSWER_THRESHOLD, minSupport: p.minSupport, lexicalWeight: p.lexicalWeight };
+  const grid = TITLE_WEIGHTS.flatMap((titleWeight) =>
+    RANK_WEIGHTS.map((retrievalRankWeight) => {
+      const ranking = { titleWeight, retrievalRankWeight };
+      const correct = positives.filter((q) => chooseSources(q.text, q.candidates, t, ranking)[0]?.url === q.gold).length;
+      return { ...ranking, groupA_first_link_correct: round(correct / positives.length) };
+    }),
+  );
+  const chosen = grid.reduce((a, b) => (b.groupA_first_link_correct > a.groupA_first_link_correct ? b : a));
+  return { grid, chosen };
 }
 
 const quantiles = (values: number[]) => ({
@@ -205,7 +229,7 @@ export async function tuneAsk(o: { tenant: string; positives: StackFaqQuery[]; g
 
   // Checks: the chosen point and the current values, scored again by the code the API runs.
   const sets = byAlpha.get(chosen.alpha)!;
-  const check = scoreWithComposer(sets.positives, sets.negatives, chosen);
+  const check = scoreWithComposer(sets.positives, sets.negatives, chosen, BY_SUPPORT);
   const agrees = check.groupA_answered === chosen.groupA_answered && check.groupA_first_link_correct === chosen.groupA_first_link_correct && check.banking77_train_no_answer === chosen.banking77_train_no_answer;
   if (!agrees) console.warn(`[tune] the grid's score of the chosen point differs from chooseSources + composeLocal: ${JSON.stringify({ chosen, check })}`);
   const currentSets = byAlpha.get(current.alpha)!;
@@ -264,6 +288,11 @@ export async function tuneAsk(o: { tenant: string; positives: StackFaqQuery[]; g
   console.log(distributions);
   console.table(alphas.map((p) => ({ alpha: p.alpha, 'answered A': p.groupA_answered, 'first link A': p.groupA_first_link_correct, 'B77 train no-answer': p.banking77_train_no_answer })));
   console.log(diagnostic);
+  const ranking = tuneRanking(sets.positives, chosen);
+  const { groupA_first_link_correct: _, ...chosenRanking } = ranking.chosen;
+  const rankingCheck = scoreWithComposer(sets.positives, sets.negatives, chosen, chosenRanking);
+  const currentRanking = ranking.grid.find((g) => g.titleWeight === SOURCE_RANKING.titleWeight && g.retrievalRankWeight === SOURCE_RANKING.retrievalRankWeight);
+  console.log(`ranking at the chosen threshold: ${JSON.stringify(ranking.chosen)} (by support alone: ${chosen.groupA_first_link_correct}; current SOURCE_RANKING: ${currentRanking?.groupA_first_link_correct})`);
 
   return {
     grid: { alphas: [...byAlpha.keys()], lexical_weights: LEXICAL_WEIGHTS, min_supports: { from: MIN_SUPPORTS[0], to: MIN_SUPPORTS[MIN_SUPPORTS.length - 1], step: 0.0025 }, points: points.length },
@@ -272,6 +301,15 @@ export async function tuneAsk(o: { tenant: string; positives: StackFaqQuery[]; g
     current: currentPoint,
     chosen,
     chosen_checked_with_chooseSources_and_composeLocal: { ...check, agrees },
+    ranking: {
+      what: 'second stage, at the chosen threshold: SOURCE_RANKING weights (title similarity, 1/(1 + hybrid place)); group A first link correct; the threshold stage above ranks by support alone',
+      title_weights: TITLE_WEIGHTS,
+      retrieval_rank_weights: RANK_WEIGHTS,
+      chosen: ranking.chosen,
+      chosen_checked_with_chooseSources_and_composeLocal: rankingCheck,
+      current: currentRanking,
+      grid: ranking.grid,
+    },
     distributions,
     alphas_at_chosen_threshold: alphas,
     first_source_diagnostic: diagnostic,

@@ -21,6 +21,18 @@ export const ANSWER_THRESHOLD = {
   maxSources: 2,
 };
 
+/**
+ * How the relevant sources are ordered, which decides the first link. Besides its support (and an
+ * incident's boost), a source gains `titleWeight` × its title similarity (an article title is
+ * usually the question it answers, said briefly) and `retrievalRankWeight` / (1 + its place in its
+ * hybrid list), which brings in the words the question shares with it. Ranking only: neither makes
+ * a source relevant. Tuned on StackFAQ group A at the chosen threshold (bench:ask --tune).
+ */
+export const SOURCE_RANKING = {
+  titleWeight: 1,
+  retrievalRankWeight: 0.02,
+};
+
 export const RESPONSE_TYPE_BY_KIND: Record<SourceKind, 'ai-answer-with-kb-links' | 'ai-answer-from-tickets' | 'ai-answer-from-incidents'> = {
   article: 'ai-answer-with-kb-links',
   case: 'ai-answer-from-tickets',
@@ -43,12 +55,12 @@ export function coverage(question: string, source: Source): number {
 }
 
 /**
- * The sources to answer from, best first: those that reach the threshold, ranked with their boost
- * (an ongoing incident first), the best one and those within the margin of it. Empty means no
- * answer. The boost ranks, it never lifts a source over the threshold.
+ * The sources to answer from, best first: those that reach the threshold, ranked (SOURCE_RANKING,
+ * and an ongoing incident's boost first), the best one and those within the margin of it. Empty
+ * means no answer. Ranking never lifts a source over the threshold.
  */
-export function chooseSources(question: string, candidates: Source[], t = ANSWER_THRESHOLD): RankedSource[] {
-  const rank = (s: RankedSource) => s.support + s.boost;
+export function chooseSources(question: string, candidates: Source[], t = ANSWER_THRESHOLD, r = SOURCE_RANKING): RankedSource[] {
+  const rank = (s: RankedSource) => s.support + s.boost + r.titleWeight * s.titleSimilarity + r.retrievalRankWeight / (1 + s.retrievalRank);
   const relevant = candidates
     .map((s) => ({ ...s, support: s.similarity + t.lexicalWeight * coverage(question, s) }))
     .filter((s) => s.support >= t.minSupport)

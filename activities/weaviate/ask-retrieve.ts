@@ -4,7 +4,9 @@
  * relative to each result list, so they rank within a kind but say nothing about how relevant the
  * best hit is. Each hit therefore also carries `similarity`, the cosine between the query's
  * embedding and the hit's own, which is comparable across kinds and questions: the answer
- * composer picks sources by it and abstains below a calibrated threshold.
+ * composer abstains below a calibrated threshold of it. To rank the relevant sources it also uses
+ * an article's title similarity (a nearest-title query on ArticleTitle, run beside the hybrid one)
+ * and each source's place in its own hybrid list.
  */
 import { Filters, FilterValue } from 'weaviate-client';
 import { COLLECTIONS, vectorOf } from './collections';
@@ -19,6 +21,8 @@ import { Deps, embedQuery, hybrid, tenantOf, timed } from './retrieve';
  */
 export const ASK_RETRIEVAL = {
   articles: { alpha: 0.5, queryProperties: ['title^3', 'heading^2', 'text'], limit: 24 },
+  /** Nearest titles read per question: an article beyond them counts the last one's similarity. */
+  titles: { limit: 50 },
   cases: { alpha: 0.75, queryProperties: ['subject^5', 'description^2', 'comments'], limit: 5 },
   incidents: { alpha: 0.6, queryProperties: ['name^3', 'text'], limit: 5 },
   /** Similarity added to an incident still going on, and to one updated within `recentDays`. */
@@ -36,6 +40,13 @@ export interface Source {
   url: string;
   /** Cosine of the query's embedding and the best passage's: how relevant the source is. */
   similarity: number;
+  /**
+   * An article's: cosine of the query's embedding and its title's alone. Cases and incidents have
+   * one embedding, so theirs is `similarity`.
+   */
+  titleSimilarity: number;
+  /** Place of the source's best hit in its kind's hybrid list (relative-score fusion), from 0. */
+  retrievalRank: number;
   /**
    * Added to rank an incident that is still going on or was updated lately before other sources
    * that are relevant too; it never makes an irrelevant source relevant.
@@ -86,15 +97,18 @@ async function articleSources(deps: Deps, input: AskRetrievalInput, vector: numb
   const collection = await tenantOf(deps, COLLECTIONS.articlePassage, input.tenant);
   if (!collection) return [];
   const filters = productFilter(collection, input.productIds);
-  const found = await timed(deps, 'hybrid', () =>
-    hybrid(collection, {
-      text: input.text,
-      vector,
-      ...ASK_RETRIEVAL.articles,
-      filters: filters.length ? Filters.and(...filters) : undefined,
-      returnProperties: { text: ['articleId', 'title', 'url', 'text', 'language'], integers: [] },
-      includeVector: true,
-    }),
+  const [found, titles] = await timed(deps, 'hybrid', () =>
+    Promise.all([
+      hybrid(collection, {
+        text: input.text,
+        vector,
+        ...ASK_RETRIEVAL.articles,
+        filters: filters.length ? Filters.and(...filters) : undefined,
+        returnProperties: { text: ['articleId', 'title', 'url', 'text', 'language'], integers: [] },
+        includeVector: true,
+      }),
+      titleSimilarities(deps, input, vector),
+    ]),
   );
   const byArticle = new Map<string, Source>();
   for (const o of found) {
@@ -103,13 +117,44 @@ async function articleSources(deps: Deps, input: AskRetrievalInput, vector: numb
     const similarity = v ? cosine(vector, v) : 0;
     const source = byArticle.get(p.articleId);
     if (!source) {
-      byArticle.set(p.articleId, { kind: 'article', id: p.articleId, title: p.title, url: p.url, similarity, boost: 0, passages: [p.text], language: p.language || undefined });
+      byArticle.set(p.articleId, {
+        kind: 'article',
+        id: p.articleId,
+        title: p.title,
+        url: p.url,
+        similarity,
+        titleSimilarity: titles.byArticle.get(p.articleId) ?? titles.floor,
+        retrievalRank: byArticle.size,
+        boost: 0,
+        passages: [p.text],
+        language: p.language || undefined,
+      });
     } else {
       source.passages.push(p.text);
       source.similarity = Math.max(source.similarity, similarity);
     }
   }
   return [...byArticle.values()];
+}
+
+/**
+ * Cosines of the query and the nearest article titles, and the lowest of them, which stands for any
+ * title further away. A tenant whose articles have no title objects (stored before they existed)
+ * gets 0 for every article, which leaves the ranking to the passages.
+ */
+async function titleSimilarities(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<{ byArticle: Map<string, number>; floor: number }> {
+  const collection = await tenantOf(deps, COLLECTIONS.articleTitle, input.tenant);
+  if (!collection) return { byArticle: new Map(), floor: 0 };
+  const filters = productFilter(collection, input.productIds);
+  const res = await collection.query.nearVector(vector, {
+    limit: ASK_RETRIEVAL.titles.limit,
+    filters: filters.length ? Filters.and(...filters) : undefined,
+    returnMetadata: ['distance'],
+    returnProperties: ['articleId'],
+  });
+  // Cosine distance: 1 - cosine.
+  const byArticle = new Map(res.objects.map((o) => [String(o.properties.articleId), 1 - (o.metadata?.distance ?? 1)]));
+  return { byArticle, floor: byArticle.size ? Math.min(...byArticle.values()) : 0 };
 }
 
 async function caseSources(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<Source[]> {
@@ -127,15 +172,18 @@ async function caseSources(deps: Deps, input: AskRetrievalInput, vector: number[
       includeVector: true,
     }),
   );
-  return found.map((o) => {
+  return found.map((o, retrievalRank) => {
     const p = o.properties as Record<string, any>;
     const v = vectorOf(o as any);
+    const similarity = v ? cosine(vector, v) : 0;
     return {
       kind: 'case' as const,
       id: p.caseId,
       title: p.subject || p.caseId,
       url: p.url ?? '',
-      similarity: v ? cosine(vector, v) : 0,
+      similarity,
+      titleSimilarity: similarity,
+      retrievalRank,
       boost: 0,
       // The answer is in the public comments (what was replied); the description only restates the problem.
       passages: [p.comments?.trim() ? p.comments : p.description].filter((t: string | undefined) => t?.trim()),
@@ -158,9 +206,10 @@ async function incidentSources(deps: Deps, input: AskRetrievalInput, vector: num
       includeVector: true,
     }),
   );
-  return found.map((o) => {
+  return found.map((o, retrievalRank) => {
     const p = o.properties as Record<string, any>;
     const v = vectorOf(o as any);
+    const similarity = v ? cosine(vector, v) : 0;
     const status = String(p.status ?? '').toLowerCase();
     const ongoing = status !== '' && !CLOSED_STATUSES.has(status);
     const updated = Date.parse(p.updatedAt || p.startedAt || '');
@@ -171,7 +220,9 @@ async function incidentSources(deps: Deps, input: AskRetrievalInput, vector: num
       id: p.incidentId,
       title: p.name || p.incidentId,
       url: p.shortlink ?? '',
-      similarity: v ? cosine(vector, v) : 0,
+      similarity,
+      titleSimilarity: similarity,
+      retrievalRank,
       boost,
       passages: [p.text],
       incident: { status: p.status ?? '', startedAt: p.startedAt ?? '', updatedAt: p.updatedAt ?? '', components: p.components ?? [], ongoing, latestUpdate: latestUpdate(p.text ?? '') },

@@ -9,6 +9,7 @@ const { dataType, tokenization } = weaviate.configure;
 
 export const COLLECTIONS = {
   articlePassage: 'ArticlePassage',
+  articleTitle: 'ArticleTitle',
   supportCase: 'SupportCase',
   incident: 'Incident',
   apiKey: 'ApiKey',
@@ -53,6 +54,13 @@ const SPECS: CollectionSpec[] = [
       int('timeOfCreation'),
       int('timeLastPublished'),
     ],
+  },
+  {
+    // One object per article whose vector is its title's alone: ask ranks articles by how close
+    // the question is to the title as well as to the best passage (activities/ask/compose.ts).
+    name: COLLECTIONS.articleTitle,
+    multiTenant: true,
+    properties: [keyword('articleId'), keyword('productId')],
   },
   {
     name: COLLECTIONS.supportCase,

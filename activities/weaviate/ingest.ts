@@ -55,8 +55,14 @@ function groups<T>(items: T[], size = GROUP): T[][] {
   return out;
 }
 
+/**
+ * Stores each article as its passages (ArticlePassage) and its title (ArticleTitle), both with
+ * their embeddings, computed in one call per group.
+ */
 export async function upsertArticles(deps: Deps, input: { tenant: string; articles: Article[] }): Promise<IngestResult> {
-  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.articlePassage).withTenant(input.tenant);
+  const client = await deps.weaviate();
+  const collection = client.collections.use(COLLECTIONS.articlePassage).withTenant(input.tenant);
+  const titleCollection = client.collections.use(COLLECTIONS.articleTitle).withTenant(input.tenant);
   const failed: FailedItem[] = [];
   let stored = 0;
   for (const group of groups(input.articles)) {
@@ -70,7 +76,15 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
       return [{ article, passages, language }];
     });
     const texts = prepared.flatMap(({ article, passages }) => passages.map((p) => [article.title, p.heading, p.text].filter(Boolean).join('\n')));
-    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => heartbeat({ stored }) });
+    const titled = prepared.filter(({ article }) => article.title.trim());
+    const vectors = await deps.embedder.embed({
+      texts: [...texts, ...titled.map(({ article }) => article.title)],
+      inputType: 'passage',
+      tenant: input.tenant,
+      signal: deps.signal,
+      onBatch: () => heartbeat({ stored }),
+    });
+    const titleVectors = vectors.slice(texts.length);
     let v = 0;
     const objects: NewObject[] = [];
     const owners: string[] = [];
@@ -96,8 +110,17 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
         });
       });
     }
-    const errors = await insert(collection, objects);
-    const failedIds = new Set([...errors.entries()].map(([i]) => owners[i]));
+    const titles: NewObject[] = titled.map(({ article }, i) => ({
+      id: objectId(input.tenant, 'article-title', article.articleId),
+      vectors: titleVectors[i],
+      properties: { articleId: article.articleId, productId: article.productId ?? '' },
+    }));
+    const errors = [
+      ...(await insert(collection, objects)).entries(),
+      ...[...(await insert(titleCollection, titles)).entries()].map(([i, message]): [number, string] => [objects.length + i, message]),
+    ];
+    owners.push(...titled.map(({ article }) => article.articleId));
+    const failedIds = new Set(errors.map(([i]) => owners[i]));
     for (const [i, message] of errors) if (!failed.some((f) => f.id === owners[i])) failed.push({ id: owners[i], error: message });
     // Passages left over from a longer earlier version of an article.
     const stale = prepared
@@ -112,10 +135,12 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
   return { stored, failed };
 }
 
-/** Removes every passage of the given articles. Deleting an id that is not stored is not an error. */
+/** Removes every passage and the title of the given articles. Deleting an id that is not stored is not an error. */
 export async function deleteArticles(deps: Deps, input: { tenant: string; articleIds: string[] }): Promise<IngestResult> {
-  const passages = await tenantCollection(await deps.weaviate(), COLLECTIONS.articlePassage, input.tenant);
+  const client = await deps.weaviate();
+  const passages = await tenantCollection(client, COLLECTIONS.articlePassage, input.tenant);
   if (!passages) return { stored: 0, failed: [] };
+  const titles = await tenantCollection(client, COLLECTIONS.articleTitle, input.tenant);
   for (const ids of groups(input.articleIds, 100)) {
     const filter = passages.filter.byProperty('articleId').containsAny(ids);
     // One call removes all passages of these articles at once; it is capped at the server's maximum
@@ -125,6 +150,8 @@ export async function deleteArticles(deps: Deps, input: { tenant: string; articl
       if (res.matches === 0) break;
       if (res.successful === 0) throw new Error(`could not delete ${res.matches} passages of articles ${ids.join(', ')}`);
     }
+    // One title per article: a single call removes them (100 ids, far below the server's maximum).
+    await titles?.data.deleteMany(titles.filter.byProperty('articleId').containsAny(ids));
     heartbeat();
   }
   return { stored: input.articleIds.length, failed: [] };

@@ -1,7 +1,17 @@
 import { strict as assert } from 'node:assert';
 import { before, describe, it } from 'mocha';
+import { loadServicesConfig } from '../../activities/config';
+import { connectWeaviate } from '../../activities/weaviate/client';
+import { COLLECTIONS } from '../../activities/weaviate/collections';
 import { api, createKey } from '../helpers/harness';
 import { article } from '../helpers/factories';
+
+/** The article ids of a tenant's title objects (one per article, for ask's ranking), sorted. */
+async function titleIds(tenant: string): Promise<string[]> {
+  const titles = (await connectWeaviate(loadServicesConfig().weaviate)).collections.use(COLLECTIONS.articleTitle).withTenant(tenant);
+  const res = await titles.query.fetchObjects({ limit: 100 });
+  return res.objects.map((o) => String(o.properties.articleId)).sort();
+}
 
 const search = (key: string, tenant: string, text: string, extra = '') =>
   api('GET', `/v1/community/search/articles?text=${encodeURIComponent(text)}${extra}`, { key, headers: { 'X-Business-Id': tenant } });
@@ -22,6 +32,7 @@ describe('POST /v1/articles and GET /v1/community/search/articles', () => {
     const res = await api('POST', '/v1/articles', { key, body: { articles: [reset, billing, french] } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body, { result: 'success' });
+    assert.deepEqual(await titleIds(tenant), ['billing', 'fr', 'reset']);
   });
 
   it('finds an article by meaning, one result per article, with a clean snippet', async () => {
@@ -65,6 +76,7 @@ describe('POST /v1/articles and GET /v1/community/search/articles', () => {
     assert.deepEqual((await api('POST', '/v1/articles', { key, body: { articles: [shorter, shorter] } })).body, { result: 'success' });
     const res = await search(key, tenant, 'billing address invoices', '&limit=10');
     assert.equal(res.body.articles.filter((a: any) => a.id === 'billing').length, 1);
+    assert.equal((await titleIds(tenant)).filter((id) => id === 'billing').length, 1);
     const monthly = await search(key, tenant, 'Invoices are sent monthly and list every seat', '&limit=10');
     const hit = monthly.body.articles.find((a: any) => a.id === 'billing');
     assert.doesNotMatch(hit?.snippet ?? '', /monthly/);
@@ -97,11 +109,12 @@ describe('POST /v1/articles and GET /v1/community/search/articles', () => {
     assert.match(res.body.error, /^\/articles\/0\//);
   });
 
-  it('DELETE removes every passage of an article from search', async () => {
+  it('DELETE removes every passage and the title of an article', async () => {
     const res = await api('DELETE', '/v1/articles', { key, body: { articles: [{ articleId: 'billing' }, { articleId: 'never-uploaded' }] } });
     assert.deepEqual(res.body, { result: 'success' });
     const after = await search(key, tenant, 'billing address invoice', '&limit=10');
     assert.equal(after.body.articles.some((a: any) => a.id === 'billing'), false);
+    assert.ok(!(await titleIds(tenant)).includes('billing'));
   });
 
   it('answers 408 when the deadline passes first, and the upload still completes', async () => {

@@ -5,6 +5,8 @@ import { AskSessions } from '../../api/ask-sessions';
 import { connectWeaviate } from '../../activities/weaviate/client';
 import { loadServicesConfig } from '../../activities/config';
 import { findAnswer } from '../../activities/weaviate/answers';
+import { createEmbedder } from '../../activities/models/embeddings';
+import { retrieveAskSources } from '../../activities/weaviate/ask-retrieve';
 import { askTurnsQuery } from '../../workflows/ask-session';
 import type { ChatServer } from '../helpers/chat-server';
 import { article, incident, supportCase } from '../helpers/factories';
@@ -55,6 +57,23 @@ describe('POST /v1/assistant/ask (local engine)', () => {
     await upload(key, '/v1/articles', { articles: [reset, gift, hostile] });
     await upload(key, '/v1/incidents', outage);
     await upload(key, '/v1/cases', { data: [printer] });
+  });
+
+  it('gives each article its title similarity (the title embedded alone) and its place in the hybrid list', async () => {
+    const config = loadServicesConfig();
+    const embedder = createEmbedder(config.embeddings);
+    const question = 'How long is the password reset link valid?';
+    const sources = await retrieveAskSources({ weaviate: () => connectWeaviate(config.weaviate), embedder }, { tenant, text: question, productIds: [], includeCases: false, now: Date.now() });
+    const articles = sources.filter((s) => s.kind === 'article');
+    assert.deepEqual(articles.map((s) => s.retrievalRank).sort(), articles.map((_, i) => i), 'one place per article in the hybrid list');
+    const [q] = await embedder.embed({ texts: [question], inputType: 'query', tenant });
+    for (const a of [reset, gift, hostile]) {
+      const [t] = await embedder.embed({ texts: [a.title], inputType: 'passage', tenant });
+      const cosine = q.reduce((sum, x, i) => sum + x * t[i], 0) / Math.hypot(...q) / Math.hypot(...t);
+      const found = articles.find((s) => s.id === a.articleId);
+      if (found) assert.ok(Math.abs(found.titleSimilarity - cosine) < 1e-3, `${a.articleId}: ${found.titleSimilarity} vs ${cosine}`);
+    }
+    assert.equal(articles[0]?.id, 'reset-link');
   });
 
   it('answers from an article with its link, a new Chat-Identifier and the sentence that answers', async () => {

@@ -10,8 +10,9 @@ import type { Source } from '../../activities/weaviate/ask-retrieve';
 import { escapeMarkdown, presentAnswer } from '../../api/presenters/ask';
 import { feedbackRating } from '../../api/routes/assistant';
 
-const source = (o: Partial<Source> = {}): Source => ({ kind: 'article', id: 'a', title: 'Reset your password', url: 'https://help.example.com/a', similarity: 0.9, boost: 0, passages: ['Open Settings. Choose Reset password.'], ...o });
+const source = (o: Partial<Source> = {}): Source => ({ kind: 'article', id: 'a', title: 'Reset your password', url: 'https://help.example.com/a', similarity: 0.9, titleSimilarity: 0.9, retrievalRank: 0, boost: 0, passages: ['Open Settings. Choose Reset password.'], ...o });
 const threshold = { minSupport: 0.85, lexicalWeight: 0, secondaryMargin: 0.01, maxSources: 2 };
+const bySupport = { titleWeight: 0, retrievalRankWeight: 0 };
 
 describe('ask: choosing sources', () => {
   it('abstains when no source reaches the threshold, whatever its boost', () => {
@@ -19,8 +20,20 @@ describe('ask: choosing sources', () => {
   });
 
   it('keeps the best source and those within the margin, the boost ranking an incident first', () => {
-    const chosen = chooseSources('q', [source({ id: 'a', similarity: 0.9 }), source({ id: 'b', similarity: 0.86 }), source({ id: 'i', kind: 'incident', similarity: 0.88, boost: 0.04 })], { ...threshold, secondaryMargin: 0.03 });
+    const chosen = chooseSources('q', [source({ id: 'a', similarity: 0.9 }), source({ id: 'b', similarity: 0.86 }), source({ id: 'i', kind: 'incident', similarity: 0.88, boost: 0.04 })], { ...threshold, secondaryMargin: 0.03 }, bySupport);
     assert.deepEqual(chosen.map((s) => s.id), ['i', 'a']);
+  });
+
+  it('ranks relevant sources by title similarity and hybrid place too, never answering from an irrelevant one', () => {
+    const candidates = [
+      source({ id: 'near-duplicate', similarity: 0.9, titleSimilarity: 0.8, retrievalRank: 1 }),
+      source({ id: 'gold', similarity: 0.89, titleSimilarity: 0.92, retrievalRank: 0 }),
+      source({ id: 'title-only', similarity: 0.8, titleSimilarity: 0.99, retrievalRank: 2 }),
+    ];
+    const ranking = { titleWeight: 0.5, retrievalRankWeight: 0.02 };
+    assert.deepEqual(chooseSources('q', candidates, { ...threshold, maxSources: 1 }, bySupport).map((s) => s.id), ['near-duplicate']);
+    assert.deepEqual(chooseSources('q', candidates, { ...threshold, maxSources: 3 }, ranking).map((s) => s.id), ['gold']);
+    assert.deepEqual(chooseSources('q', [candidates[2]], threshold, ranking), []);
   });
 });
 
