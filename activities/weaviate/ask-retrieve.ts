@@ -140,7 +140,8 @@ async function articleSources(deps: Deps, input: AskRetrievalInput, vector: numb
 /**
  * Cosines of the query and the nearest article titles, and the lowest of them, which stands for any
  * title further away. A tenant whose articles have no title objects (stored before they existed)
- * gets 0 for every article, which leaves the ranking to the passages.
+ * gets 0 for every article, which leaves the ranking to the passages; an article without one
+ * beside articles with one counts the floor.
  */
 async function titleSimilarities(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<{ byArticle: Map<string, number>; floor: number }> {
   const collection = await tenantOf(deps, COLLECTIONS.articleTitle, input.tenant);
