@@ -345,6 +345,7 @@ async function main(): Promise<void> {
   for (const name of ['CHAT_BASE_URL', 'CHAT_API_KEY', 'OPENAI_API_KEY']) delete process.env[name];
 
   const info = runInfo();
+  const settings = Object.fromEntries(SETTINGS.map((name) => [name, process.env[name] ?? null]));
   const started = Date.now();
   const app = await startApp();
   try {
@@ -355,7 +356,7 @@ async function main(): Promise<void> {
     }
     if (o.latencyOnly) {
       const lat = await latency(app, o);
-      writeResult(o.out, { ...info, engine: 'local', settings: Object.fromEntries(SETTINGS.map((name) => [name, process.env[name] ?? null])), latency: lat, total_seconds: round((Date.now() - started) / 1000, 1) });
+      writeResult(o.out, { ...info, engine: 'local', settings, latency: lat, total_seconds: round((Date.now() - started) / 1000, 1) });
       return;
     }
     const q = await quality(app, o);
@@ -368,7 +369,7 @@ async function main(): Promise<void> {
     writeResult(o.out, {
       ...info,
       engine: 'local',
-      settings: Object.fromEntries(SETTINGS.map((name) => [name, process.env[name] ?? null])),
+      settings,
       knobs: { answer_threshold: ANSWER_THRESHOLD, article_retrieval: ASK_RETRIEVAL.articles },
       goals: GOALS,
       goals_met: {

@@ -35,6 +35,21 @@ export const answersSignal = defineSignal<[AnswerRecord[]]>('answers');
 /** The answers of one chat session (by Chat-Identifier) that are not stored yet, oldest first. */
 export const unstoredAnswersQuery = defineQuery<AnswerRecord[], [string]>('unstoredAnswers');
 
+/**
+ * Stores `pending` answers in batches of `batch`, each batch leaving the list once stored (so a
+ * query still sees an answer while it is being stored). Returns how many were stored.
+ */
+export async function storePending(o: { tenant: string; pending: AnswerRecord[]; batch: number }): Promise<number> {
+  let stored = 0;
+  while (o.pending.length > 0) {
+    const answers = o.pending.slice(0, o.batch);
+    await sessionStore.storeAnswers({ tenant: o.tenant, answers });
+    o.pending.splice(0, answers.length);
+    stored += answers.length;
+  }
+  return stored;
+}
+
 export async function answerLogWorkflow(input: AnswerLogInput): Promise<{ stored: number }> {
   // An answer leaves `pending` once stored, so the query sees it in one place or the other.
   const pending = [...(input.pending ?? [])];
@@ -47,12 +62,7 @@ export async function answerLogWorkflow(input: AnswerLogInput): Promise<{ stored
   setHandler(unstoredAnswersQuery, (chatId) => pending.filter((a) => a.chatId === chatId));
 
   while (await condition(() => pending.length > 0, ANSWER_LOG.idleMs)) {
-    while (pending.length > 0) {
-      const batch = pending.slice(0, ANSWER_LOG.storeBatch);
-      await sessionStore.storeAnswers({ tenant: input.tenant, answers: batch });
-      pending.splice(0, batch.length);
-      stored += batch.length;
-    }
+    stored += await storePending({ tenant: input.tenant, pending, batch: ANSWER_LOG.storeBatch });
     if (signals >= ANSWER_LOG.signalsPerRun || workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof answerLogWorkflow>({ tenant: input.tenant, pending, stored });
     }

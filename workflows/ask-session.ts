@@ -12,7 +12,7 @@
 import { condition, continueAsNew, defineQuery, defineSignal, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import type { Turn } from '../activities/ask/follow-up';
 import type { AnswerRecord } from '../activities/weaviate/answers';
-import { sessionStore } from './proxies';
+import { storePending } from './answer-log';
 
 export const SESSION = {
   idleMs: 30 * 60_000,
@@ -60,7 +60,7 @@ export async function askSessionWorkflow(input: AskSessionInput): Promise<{ turn
   setHandler(askTurnsQuery, () => turns);
 
   while (await condition(() => pending.length > 0, SESSION.idleMs)) {
-    while (pending.length > 0) await sessionStore.storeAnswers({ tenant: input.tenant, answers: pending.splice(0, SESSION.storeBatch) });
+    await storePending({ tenant: input.tenant, pending, batch: SESSION.storeBatch });
     upsertMemo({ turns: total, lastTurnAt: new Date().toISOString() });
     if (pending.length === 0 && (thisRun >= SESSION.turnsPerRun || workflowInfo().continueAsNewSuggested)) {
       await continueAsNew<typeof askSessionWorkflow>({ tenant: input.tenant, chatId: input.chatId, turns, turnCount: total });

@@ -201,11 +201,10 @@ const PAGE_SCRIPT = `
 
 export function renderHtml(report: EvalReport, o: { chartJs: string }): string {
   const models = report.models;
+  const rules = ruleIds(report);
   // The chart shows the rules some call could be graded on; the table lists them all.
-  const gradable = ruleIds(report)
-    .map((r) => r.ruleId)
-    .filter((id) => models.some((m) => m.rules.some((r) => r.ruleId === id && r.passRate !== null)));
-  const rows = ruleIds(report)
+  const gradable = rules.map((r) => r.ruleId).filter((id) => models.some((m) => m.rules.some((r) => r.ruleId === id && r.passRate !== null)));
+  const rows = rules
     .map((rule) => {
       const cells = models.map((m) => {
         const s = m.rules.find((r) => r.ruleId === rule.ruleId);

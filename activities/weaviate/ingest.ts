@@ -115,13 +115,13 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
       vectors: titleVectors[i],
       properties: { articleId: article.articleId, productId: article.productId ?? '' },
     }));
-    const errors = [
-      ...(await insert(collection, objects)).entries(),
-      ...[...(await insert(titleCollection, titles)).entries()].map(([i, message]): [number, string] => [objects.length + i, message]),
+    // Per-object errors as [article id, message]: a passage or the title that failed fails its article.
+    const errors: [string, string][] = [
+      ...[...(await insert(collection, objects))].map(([i, message]): [string, string] => [owners[i], message]),
+      ...[...(await insert(titleCollection, titles))].map(([i, message]): [string, string] => [titled[i].article.articleId, message]),
     ];
-    owners.push(...titled.map(({ article }) => article.articleId));
-    const failedIds = new Set(errors.map(([i]) => owners[i]));
-    for (const [i, message] of errors) if (!failed.some((f) => f.id === owners[i])) failed.push({ id: owners[i], error: message });
+    const failedIds = new Set(errors.map(([id]) => id));
+    for (const [id, message] of errors) if (!failed.some((f) => f.id === id)) failed.push({ id, error: message });
     // Passages left over from a longer earlier version of an article.
     const stale = prepared
       .filter(({ article }) => !failedIds.has(article.articleId))
