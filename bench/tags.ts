@@ -12,7 +12,7 @@
  * POST /v1/tag, one request at a time: accuracy of the top tag, top-5 accuracy, how well the
  * scores are calibrated (accuracy per score band; coverage and precision of ask's intentTag
  * threshold), and the endpoint's latency (full setting).
- * The model's settings were chosen on a split of the training set (activities/tags/model.ts);
+ * The model's settings were chosen on splits of the training set (bench/tune-tags.ts);
  * the test set is only reported.
  *
  * Writes bench/results/tags.json. docs/benchmarks.md describes the protocol and the numbers.

@@ -3,6 +3,10 @@
  * words (words.ts), trained on the tenant's tagged cases. Tags seen on fewer than MIN_TAG_CASES
  * cases are left out. Scores are probabilities, calibrated by a temperature fitted on a held-out
  * part of the cases, so that a threshold means what it says (docs/api.md, "Tags").
+ *
+ * Each tag's name, read as words ("card_arrival" → "card arrival") and embedded like a case, is
+ * one more training example of its tag: with a few cases per tag the name says a good deal about
+ * what the tag means (bench/tune-tags.ts measured it), with many it weighs next to nothing.
  */
 import { logits, seeded, softmax, trainSoftmax, type Features, type SoftmaxModel, type SoftmaxOptions } from './softmax';
 import { buildVocabulary, termIndex, wordFeatures, type Vocabulary } from './words';
@@ -10,11 +14,11 @@ import { buildVocabulary, termIndex, wordFeatures, type Vocabulary } from './wor
 /** A tag must be on at least this many training cases to be predicted. */
 export const MIN_TAG_CASES = 3;
 
-/** Settings chosen on a split of the Banking77 training set (bench/tags.ts tunes nothing on test). */
+/** Settings chosen on splits of the Banking77 training set (bench/tune-tags.ts; bench/tags.ts tunes nothing on test). */
 export const TAG_TRAINING = {
   softmax: { epochs: 20, minSteps: 300, batchSize: 64, learningRate: 0.01, l2: 1e-5, seed: 7 } satisfies Partial<SoftmaxOptions>,
   /** Length of the standardized embedding relative to the word features' (unit length). */
-  denseScale: 2,
+  denseScale: 3,
   wordScale: 1,
   /** A word or word pair enters the vocabulary when this many cases use it. */
   minDocuments: 2,
@@ -65,13 +69,13 @@ interface Prepared {
   scale: Float32Array;
 }
 
-function prepare(examples: readonly TagExample[], tags: number): Prepared {
+function prepare(examples: readonly TagExample[], tags: number, denseScale: number): Prepared {
   const d = examples[0].vector.length;
   const mean = new Float64Array(d);
   const sq = new Float64Array(d);
   for (const e of examples) for (let i = 0; i < d; i++) mean[i] += e.vector[i] / examples.length;
   for (const e of examples) for (let i = 0; i < d; i++) sq[i] += (e.vector[i] - mean[i]) ** 2 / examples.length;
-  const scale = Float32Array.from(sq, (v) => TAG_TRAINING.denseScale / Math.sqrt(d) / Math.sqrt(v + 1e-12));
+  const scale = Float32Array.from(sq, (v) => denseScale / Math.sqrt(d) / Math.sqrt(v + 1e-12));
   const maxTerms = Math.floor(TAG_TRAINING.maxParameters / tags) - d;
   const vocabulary = buildVocabulary(examples.map((e) => e.text), { minDocuments: TAG_TRAINING.minDocuments, maxTerms });
   const m = Float32Array.from(mean);
@@ -100,7 +104,25 @@ function fitTemperature(z: Float64Array[], truth: number[][]): number {
   return Math.round(best.t * 100) / 100;
 }
 
-export async function trainTagModel(all: readonly TagExample[], o: { now: number; onEpoch?: () => void }): Promise<TagModel | null> {
+/** A tag's name as words: separators and camelCase boundaries become spaces. */
+export function tagNameText(tag: string): string {
+  return tag
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/[_\-./:#]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim() || tag;
+}
+
+export interface TagTrainingOptions {
+  now: number;
+  onEpoch?: () => void;
+  /** Embeds texts as cases are embedded; given, each tag's name becomes one training example. */
+  embedNames?: (texts: string[]) => Promise<number[][]>;
+  /** TAG_TRAINING.denseScale unless given (bench/tune-tags.ts tries others). */
+  denseScale?: number;
+}
+
+export async function trainTagModel(all: readonly TagExample[], o: TagTrainingOptions): Promise<TagModel | null> {
   const counts = new Map<string, number>();
   for (const e of all) for (const t of new Set(e.tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
   const tags = [...counts].filter(([, n]) => n >= MIN_TAG_CASES).map(([t]) => t).sort();
@@ -108,6 +130,8 @@ export async function trainTagModel(all: readonly TagExample[], o: { now: number
   const index = new Map(tags.map((t, i) => [t, i]));
   const examples = all.filter((e) => e.tags.some((t) => index.has(t)));
   const labelsOf = (e: TagExample) => [...new Set(e.tags.filter((t) => index.has(t)).map((t) => index.get(t)!))];
+  const names = await nameExamples(tags, o.embedNames);
+  const denseScale = o.denseScale ?? TAG_TRAINING.denseScale;
 
   // Fit the temperature on a held-out part, then train the model that ships on every case.
   const random = seeded(11);
@@ -116,16 +140,17 @@ export async function trainTagModel(all: readonly TagExample[], o: { now: number
   let temperature = 1;
   let holdoutAccuracy: number | null = null;
   if (heldOut.length >= TAG_TRAINING.minHoldout) {
-    const fit = examples.filter((_, i) => !held[i]);
-    const p = prepare(fit, tags.length);
+    const fit = [...examples.filter((_, i) => !held[i]), ...names];
+    const p = prepare(fit, tags.length, denseScale);
     const model = await trainSoftmax(fit.map(p.features), fit.map(labelsOf), { classes: tags.length, sparse: p.vocabulary.terms.length }, { ...TAG_TRAINING.softmax, onEpoch: o.onEpoch });
     const z = heldOut.map((e) => logits(model, p.features(e)));
     const truth = heldOut.map(labelsOf);
     temperature = fitTemperature(z, truth);
     holdoutAccuracy = z.filter((row, j) => truth[j].includes(argmax(row))).length / z.length;
   }
-  const p = prepare(examples, tags.length);
-  const softmaxModel = await trainSoftmax(examples.map(p.features), examples.map(labelsOf), { classes: tags.length, sparse: p.vocabulary.terms.length }, { ...TAG_TRAINING.softmax, onEpoch: o.onEpoch });
+  const trained = [...examples, ...names];
+  const p = prepare(trained, tags.length, denseScale);
+  const softmaxModel = await trainSoftmax(trained.map(p.features), trained.map(labelsOf), { classes: tags.length, sparse: p.vocabulary.terms.length }, { ...TAG_TRAINING.softmax, onEpoch: o.onEpoch });
   return {
     tags,
     support: tags.map((t) => counts.get(t)!),
@@ -138,6 +163,13 @@ export async function trainTagModel(all: readonly TagExample[], o: { now: number
     holdoutAccuracy,
     trainedAt: o.now,
   };
+}
+
+async function nameExamples(tags: readonly string[], embed: TagTrainingOptions['embedNames']): Promise<TagExample[]> {
+  if (!embed) return [];
+  const texts = tags.map(tagNameText);
+  const vectors = await embed(texts);
+  return tags.map((tag, i) => ({ vector: vectors[i], text: texts[i], tags: [tag] }));
 }
 
 function argmax(v: ArrayLike<number>): number {

@@ -5,6 +5,7 @@
  */
 import { reportProgress as progress } from '../progress';
 import type { WeaviateClient } from 'weaviate-client';
+import type { Embedder } from '../models/embeddings';
 import { storeTagModel, tagTrainingCases } from '../weaviate/tag-models';
 import { TAG_TRAINING, trainTagModel } from './model';
 
@@ -24,13 +25,18 @@ export interface TagTrainingRun {
   durationMs: number;
 }
 
-export async function trainTags(deps: { weaviate: () => Promise<WeaviateClient>; now?: () => number }, input: { tenant: string }): Promise<TagTrainingRun> {
+export async function trainTags(deps: { weaviate: () => Promise<WeaviateClient>; embedder: Embedder; signal?: AbortSignal; now?: () => number }, input: { tenant: string }): Promise<TagTrainingRun> {
   const started = Date.now();
   const { examples, spam } = await tagTrainingCases({ ...deps, onPage: (read) => progress({ phase: 'reading cases', read }) }, input);
   const used = examples.slice(0, TAG_TRAINING.maxCases);
   const allTags = new Set(used.flatMap((e) => e.tags));
   let epochs = 0;
-  const model = await trainTagModel(used, { now: (deps.now ?? Date.now)(), onEpoch: () => progress({ phase: 'training', cases: used.length, epochs: ++epochs }) });
+  const model = await trainTagModel(used, {
+    now: (deps.now ?? Date.now)(),
+    onEpoch: () => progress({ phase: 'training', cases: used.length, epochs: ++epochs }),
+    // Names are embedded as the cases were (passages), taking the tenant's turn at the server.
+    embedNames: (texts) => deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => progress({ phase: 'embedding tag names', tags: texts.length }) }),
+  });
   const stored = model ? await storeTagModel(deps, { tenant: input.tenant, model }) : null;
   return {
     taggedCases: examples.length,

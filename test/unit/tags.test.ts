@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
 import { keywordTags, KEYWORD_MAX_SCORE } from '../../activities/tags/keywords';
-import { MIN_TAG_CASES, tagPredictor, trainTagModel, type TagExample } from '../../activities/tags/model';
+import { MIN_TAG_CASES, tagNameText, tagPredictor, trainTagModel, type TagExample } from '../../activities/tags/model';
 import { parseModelTags } from '../../activities/tags/model-engine';
 import { logits, seeded, softmax, trainSoftmax } from '../../activities/tags/softmax';
 import { buildVocabulary, termIndex, terms, wordFeatures } from '../../activities/tags/words';
@@ -70,6 +70,35 @@ describe('tag model', () => {
     assert.equal(scores[0].name, 'a');
     assert.ok(Math.abs(scores.reduce((s, t) => s + t.score, 0) - 1) < 1e-9);
     for (let i = 1; i < scores.length; i++) assert.ok(scores[i - 1].score >= scores[i].score);
+  });
+
+  it('reads a tag name as words', () => {
+    assert.equal(tagNameText('card_arrival'), 'card arrival');
+    assert.equal(tagNameText('passwordReset'), 'password Reset');
+    assert.equal(tagNameText('billing/refund-request'), 'billing refund request');
+    assert.equal(tagNameText('__'), '__');
+  });
+
+  it("learns each kept tag's name as one more example, not counted as a case", async () => {
+    // Cases vary in the first four dimensions only; the names point along the 6th and 7th.
+    const random = seeded(9);
+    const vector = (k: number, noise: number) => Array.from({ length: 16 }, (_, i) => (i === k ? 1 : 0) + (i < 4 ? (random() - 0.5) * noise : 0));
+    const data = ['a', 'b', 'rare'].flatMap((tag, k) =>
+      Array.from({ length: tag === 'rare' ? MIN_TAG_CASES - 1 : 4 }, () => ({ vector: vector(k, 0.6), text: '', tags: [tag] })),
+    );
+    const asked: string[][] = [];
+    const embedNames = async (texts: string[]) => (asked.push(texts), texts.map((t) => vector(t === 'a' ? 5 : 6, 0)));
+    const model = (await trainTagModel(data, { now: 1, embedNames }))!;
+    assert.deepEqual(asked, [['a', 'b']]);
+    assert.deepEqual(model.support, [4, 4]);
+    assert.equal(model.cases, 8);
+    const top = (m: NonNullable<typeof model>, k: number) => tagPredictor(m)({ vector: vector(k, 0), text: '' })[0];
+    assert.equal(top(model, 5).name, 'a');
+    assert.ok(top(model, 5).score > 0.8);
+    assert.equal(top(model, 6).name, 'b');
+    assert.ok(top(model, 6).score > 0.8);
+    const without = (await trainTagModel(data, { now: 1 }))!;
+    assert.deepEqual(top(without, 5), top(without, 6), 'without the names, nothing tells the two directions apart');
   });
 
   it('survives storage: the parsed model predicts exactly as the trained one', async () => {

@@ -1,0 +1,126 @@
+/**
+ * `npm run bench:tune-tags [-- options]`: how the tag model's settings (activities/tags/model.ts)
+ * were chosen, on BANKING77's training set only, against the real embedding server
+ * (scripts/stack/bench.ts starts the stack). The test set is never read here; bench/tags.ts
+ * reports it through the API.
+ *
+ * Every training question is embedded once, as cases are (a passage), and so is every intent's
+ * name. Then, for each setting of the grid (the embedding's weight against the words', and
+ * whether tag names are training examples):
+ * - few-shot: for each seed, `--shots` questions of each intent drawn from the training set train
+ *   the model, and every third of the remaining training questions measures it;
+ * - many-shot (the current settings and the previous ones only, each training takes minutes):
+ *   85% of each intent's questions train, the other 15% measure.
+ * Accuracy of the top tag. Writes bench/results/tune-tags.json.
+ */
+import { Command } from 'commander';
+import { loadServicesConfig } from '../activities/config';
+import { createEmbedder } from '../activities/models/embeddings';
+import { seeded } from '../activities/tags/softmax';
+import { TAG_TRAINING, tagNameText, tagPredictor, trainTagModel, type TagExample } from '../activities/tags/model';
+import { loadBanking77 } from './lib/datasets';
+import { progress } from './lib/progress';
+import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
+
+interface Setting {
+  denseScale: number;
+  names: boolean;
+}
+
+const GRID: Setting[] = [2, 3, 4].flatMap((denseScale) => [false, true].map((names) => ({ denseScale, names })));
+/** The settings before tag names were examples, compared with the current ones in the many-shot split. */
+const PREVIOUS: Setting = { denseScale: 2, names: false };
+const CURRENT: Setting = { denseScale: TAG_TRAINING.denseScale, names: true };
+const SEEDS = [1, 2, 3];
+const EMBED_BATCH = 64;
+
+type Example = TagExample & { tag: string };
+
+/** Splits by intent: `take(n)` questions of each intent (shuffled by `seed`) train, the rest measure. */
+function split(examples: readonly Example[], seed: number, take: (n: number) => number) {
+  const random = seeded(seed);
+  const byTag = new Map<string, Example[]>();
+  for (const e of examples) byTag.set(e.tag, [...(byTag.get(e.tag) ?? []), e]);
+  const train: Example[] = [];
+  const measure: Example[] = [];
+  for (const group of byTag.values()) {
+    const shuffled = [...group];
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+    }
+    const n = take(shuffled.length);
+    train.push(...shuffled.slice(0, n));
+    measure.push(...shuffled.slice(n));
+  }
+  return { train, measure };
+}
+
+async function accuracy(o: { train: Example[]; measure: Example[]; setting: Setting; nameVectors: Map<string, number[]> }): Promise<number> {
+  const embedNames = o.setting.names ? async (texts: string[]) => texts.map((t) => o.nameVectors.get(t)!) : undefined;
+  const model = await trainTagModel(o.train, { now: 0, embedNames, denseScale: o.setting.denseScale });
+  if (!model) throw new Error('no model: too few tagged examples');
+  const predict = tagPredictor(model);
+  return o.measure.filter((e) => predict(e)[0].name === e.tag).length / o.measure.length;
+}
+
+const label = (s: Setting) => `dense ${s.denseScale}, names ${s.names ? 'yes' : 'no'}`;
+
+async function main(): Promise<void> {
+  const o = new Command('bench:tune-tags')
+    .description("Chooses the tag model's settings on BANKING77's training set (few-shot and many-shot splits).")
+    .option('--datasets <dir>', 'folder holding banking77/ (relative to the repository root)', DEFAULT_DATASETS)
+    .option('--shots <n>', 'questions per intent in the few-shot splits', positiveInt, 10)
+    .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/tune-tags.json')
+    .parse()
+    .opts<{ datasets: string; shots: number; out: string }>();
+  const info = runInfo();
+  const rows = loadBanking77(resolveDatasets(o.datasets), 'train');
+  const embedder = createEmbedder(loadServicesConfig().embeddings);
+  const texts = [...rows.map((r) => r.text), ...[...new Set(rows.map((r) => r.category))].map(tagNameText)];
+  const bar = progress('[tune-tags] embedding', texts.length, { every: 1000 });
+  const vectors: number[][] = [];
+  for (let i = 0; i < texts.length; i += EMBED_BATCH) {
+    vectors.push(...(await embedder.embed({ texts: texts.slice(i, i + EMBED_BATCH), inputType: 'passage' })));
+    bar.tick(Math.min(EMBED_BATCH, texts.length - i));
+  }
+  bar.stop();
+  const examples: Example[] = rows.map((r, i) => ({ vector: vectors[i], text: r.text, tags: [r.category], tag: r.category }));
+  const nameVectors = new Map(texts.slice(rows.length).map((t, i) => [t, vectors[rows.length + i]]));
+
+  const fewShot = [];
+  for (const setting of GRID) {
+    const runs = [];
+    for (const seed of SEEDS) {
+      const { train, measure } = split(examples, seed, () => o.shots);
+      runs.push(await accuracy({ train, measure: measure.filter((_, i) => i % 3 === 0), setting, nameVectors }));
+    }
+    const mean = runs.reduce((a, b) => a + b, 0) / runs.length;
+    console.log(`[tune-tags] ${o.shots}-shot, ${label(setting)}: ${mean.toFixed(4)} (${runs.map((r) => r.toFixed(4)).join(', ')})`);
+    fewShot.push({ ...setting, accuracy: round(mean), per_seed: runs.map((r) => round(r)) });
+  }
+  const manyShot = [];
+  for (const setting of [PREVIOUS, CURRENT]) {
+    const { train, measure } = split(examples, SEEDS[0], (n) => Math.round(n * 0.85));
+    const acc = await accuracy({ train, measure, setting, nameVectors });
+    console.log(`[tune-tags] many-shot (85/15), ${label(setting)}: ${acc.toFixed(4)}`);
+    manyShot.push({ ...setting, accuracy: round(acc), trained_on: train.length, measured_on: measure.length });
+  }
+  writeResult(o.out, {
+    ...info,
+    dataset: 'BANKING77 training set only',
+    current: CURRENT,
+    few_shot: { shots: o.shots, seeds: SEEDS, measured: 'every third remaining training question', grid: fewShot },
+    many_shot: manyShot,
+  });
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(`[tune-tags] ${err.stack ?? err}`);
+      process.exit(1);
+    },
+  );
+}
