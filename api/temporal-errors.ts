@@ -5,7 +5,7 @@
  * - a dependency (or Temporal itself) unreachable → 503;
  * - typed failures for bad input and unknown ids → 400 and 404.
  */
-import { ApplicationFailure, TemporalFailure, TimeoutFailure } from '@temporalio/common';
+import { ApplicationFailure, NamespaceNotFoundError, TemporalFailure, TimeoutFailure } from '@temporalio/common';
 import { WorkflowFailedError, isGrpcCancelledError, isGrpcDeadlineError, isGrpcServiceError } from '@temporalio/client';
 import { ApiError } from './errors';
 
@@ -18,6 +18,12 @@ const BY_TYPE: Record<string, (message: string) => ApiError> = {
   // The model answered, but not in the shape asked for, after the retries (activities/ask/model-engine.ts).
   ModelOutputInvalid: (m) => new ApiError(503, m),
 };
+
+/**
+ * gRPC codes with which the workflow service says it cannot serve now (overloaded, restarting, its
+ * store stalled): UNKNOWN, RESOURCE_EXHAUSTED, ABORTED, INTERNAL, UNAVAILABLE. A client may retry.
+ */
+const SERVICE_DOWN_CODES = new Set([2, 8, 10, 13, 14]);
 
 /** The innermost meaningful failure of a workflow's failure chain. */
 function* causes(err: unknown): Generator<unknown> {
@@ -46,8 +52,22 @@ export function temporalErrorToApiError(err: unknown, operation: string): ApiErr
   if (isGrpcDeadlineError(err) || isGrpcCancelledError(err) || (err as Error)?.name === 'AbortError') {
     return new ApiError(408, `${operation} did not finish before the request deadline; work that was accepted continues`);
   }
-  if (isGrpcServiceError(err) || /UNAVAILABLE|ECONNREFUSED|Connection refused/i.test(String((err as Error)?.message))) {
-    return new ApiError(503, 'the workflow service is unavailable');
-  }
+  // The service's own error goes along as the cause: the API log shows it, the client never does.
+  if (serviceDown(err)) return Object.assign(new ApiError(503, 'the workflow service is unavailable'), { cause: err });
   return new ApiError(500, `${operation} failed: ${(err as Error)?.message ?? String(err)}`);
+}
+
+/**
+ * Whether the workflow service itself failed: unreachable, answering with a code of
+ * SERVICE_DOWN_CODES (the client wraps the gRPC error as the cause of its own), or not knowing its
+ * namespace (a dev server whose store failed under it).
+ */
+function serviceDown(err: unknown): boolean {
+  // A gRPC error that reaches us unwrapped comes from the connection itself.
+  if (isGrpcServiceError(err)) return true;
+  for (const cause of causes(err)) {
+    if (cause instanceof NamespaceNotFoundError) return true;
+    if (isGrpcServiceError(cause) && SERVICE_DOWN_CODES.has(cause.code)) return true;
+  }
+  return /UNAVAILABLE|ECONNREFUSED|Connection refused/i.test(String((err as Error)?.message));
 }

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
+import { ServiceError, WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, NamespaceNotFoundError, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { describe, it } from 'mocha';
 import { toFailure } from '../../activities/failures';
 import { temporalErrorToApiError } from '../../api/temporal-errors';
@@ -36,6 +36,22 @@ describe('temporalErrorToApiError', () => {
   it('maps the request deadline (an aborted wait) to 408', () => {
     const abort = Object.assign(new Error('deadline'), { name: 'AbortError' });
     assert.equal(temporalErrorToApiError(abort, 'upload').code, 408);
+  });
+
+  it('maps a failing workflow service to 503, whatever wraps the gRPC error', () => {
+    const grpc = (code: number, details: string) => Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} });
+    for (const err of [
+      grpc(14, 'shard status unknown'),
+      new ServiceError('Failed to start Workflow', { cause: grpc(13, 'context canceled') }),
+      new ServiceError('Unexpected error while making gRPC request', { cause: grpc(8, 'namespace rate limit exceeded') }),
+      new NamespaceNotFoundError('default'),
+    ]) {
+      const mapped = temporalErrorToApiError(err, 'upload');
+      assert.equal(mapped.code, 503, err.message);
+      assert.doesNotMatch(mapped.message, /shard|context|namespace|default/i, 'the service\'s own text stays inside');
+    }
+    // A request the service refused as malformed is the API's own bug, not an outage.
+    assert.equal(temporalErrorToApiError(new ServiceError('Failed to start Workflow', { cause: grpc(3, 'bad id') }), 'upload').code, 500);
   });
 
   it('masks unknown errors as 500', () => {
