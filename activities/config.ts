@@ -8,7 +8,12 @@ export interface ServicesConfig {
   /** `apiKey`: Weaviate's API key (sent as a bearer token over HTTP and gRPC); none for anonymous access. */
   weaviate: { host: string; httpPort: number; grpcPort: number; apiKey?: string };
   embeddings: {
+    /** The server of passages and long queries (the bulk lane). */
     baseUrl: string;
+    /** A second server for short queries (the fast lane, embeddings.ts); none: baseUrl serves all. */
+    queryBaseUrl?: string;
+    /** A query goes to the fast lane when its token bound is at most this. */
+    fastLaneTokens?: number;
     apiKey: string;
     model: string;
     timeoutMs: number;
@@ -57,6 +62,8 @@ export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): Servic
     },
     embeddings: {
       baseUrl: env.EMBEDDINGS_URL ?? 'http://127.0.0.1:8000/v1',
+      queryBaseUrl: env.EMBEDDINGS_QUERY_URL || undefined,
+      fastLaneTokens: int(env, 'EMBEDDINGS_FAST_LANE_TOKENS', 256),
       apiKey: env.EMBEDDINGS_API_KEY ?? 'local',
       model: env.EMBEDDINGS_MODEL ?? 'multilingual-e5-small',
       timeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 60_000),

@@ -1,5 +1,5 @@
 /**
- * What /readyz reports: Temporal, Weaviate and the embedding server reachable, plus which chat
+ * What /readyz reports: Temporal, Weaviate and the embedding server(s) reachable, plus which chat
  * engine is active (a configured model, or the built-in local engine).
  */
 import type { Client } from '@temporalio/client';
@@ -31,16 +31,19 @@ async function probe(check: () => Promise<unknown>): Promise<DependencyStatus> {
 }
 
 export function createReadiness(deps: { temporal: Client; weaviate: () => Promise<WeaviateClient>; config: ServicesConfig; chat: ChatGateway }) {
+  const servers = deps.config.embeddings;
+  const modelsAnswer = async (baseUrl: string) => {
+    const res = await fetch(`${baseUrl.replace(/\/$/, '')}/models`, { headers: { Authorization: `Bearer ${servers.apiKey}` } });
+    if (!res.ok) throw new Error(`HTTP ${res.status} from ${baseUrl}`);
+  };
   return async function readiness(): Promise<ReadinessReport> {
     const [temporal, weaviate, embeddings] = await Promise.all([
       probe(() => deps.temporal.workflowService.getSystemInfo({})),
       probe(async () => {
         if (!(await (await deps.weaviate()).isReady())) throw new Error('not ready');
       }),
-      probe(async () => {
-        const res = await fetch(`${deps.config.embeddings.baseUrl.replace(/\/$/, '')}/models`, { headers: { Authorization: `Bearer ${deps.config.embeddings.apiKey}` } });
-        if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      }),
+      // Both lanes' servers, when a second one serves short queries (activities/models/embeddings.ts).
+      probe(() => Promise.all([...new Set([servers.baseUrl, servers.queryBaseUrl ?? servers.baseUrl])].map(modelsAnswer))),
     ]);
     return {
       ready: temporal.ready && weaviate.ready && embeddings.ready,

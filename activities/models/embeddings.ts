@@ -3,16 +3,22 @@
  * multilingual E5 server). E5 wants "query: " / "passage: " prefixes; the server adds them from
  * `input_type`, so callers say which kind of text they send.
  *
- * Every call goes through one scheduler per gateway (embedding-scheduler.ts): a few calls at the
- * server at once, queries first, tenants in turn. Passages are sent in small batches (at most
- * `batchSize` texts and `batchChars` characters), so a query waits for one small batch at most.
- * A query text is cut to the model's input window (token-window.ts), and a query call, waiting
- * included, is bounded by `queryTimeoutMs`.
+ * Every call goes through a scheduler (embedding-scheduler.ts): a few calls at the server at once,
+ * queries first, tenants in turn. Passages are sent in small batches (at most `batchSize` texts and
+ * `batchChars` characters), so a query waits for one small batch at most. A query text is cut to
+ * the model's input window (token-window.ts), and a query call, waiting included, is bounded by
+ * `queryTimeoutMs`.
+ *
+ * Two lanes when `queryBaseUrl` names a second server (the launcher starts one): short queries
+ * (every text at most `fastLaneTokens` by the token bound: searches, ask) go to that server, with
+ * a scheduler of their own, and never wait behind a passage call or a full-window query, which
+ * both take the bulk lane (`baseUrl`). The two servers share the CPU instead of taking turns.
+ * Without `queryBaseUrl` both lanes are the one server, as before.
  */
 import OpenAI from 'openai';
 import type { ServicesConfig } from '../config';
 import { EmbeddingScheduler } from './embedding-scheduler';
-import { truncateToWindow } from './token-window';
+import { tokenBound, truncateToWindow } from './token-window';
 
 export type EmbeddingInput = 'query' | 'passage';
 
@@ -28,7 +34,7 @@ export interface Embedder {
 type EmbeddingsConfig = ServicesConfig['embeddings'];
 
 /** Defaults for settings a hand-built config may leave out (loadServicesConfig sets them all). */
-const DEFAULTS = { maxTokens: 512, queryTimeoutMs: 4000, maxInFlight: 1, batchChars: 2000 };
+const DEFAULTS = { maxTokens: 512, queryTimeoutMs: 4000, maxInFlight: 1, batchChars: 2000, fastLaneTokens: 256 };
 
 /**
  * Consecutive batches of at most `maxTexts` texts and `maxChars` characters (a text longer than
@@ -57,12 +63,22 @@ function queryTimeout(ms: number): Error {
   return Object.assign(new Error(`embedding the query timed out after ${ms} ms (waiting included)`), { name: 'TimeoutError' });
 }
 
-export function createEmbedder(config: EmbeddingsConfig): Embedder {
-  const { maxTokens, queryTimeoutMs, maxInFlight, batchChars } = { ...DEFAULTS, ...definedOnly(config) };
-  const client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 });
-  const scheduler = new EmbeddingScheduler({ maxInFlight });
+/** One embedding server and the scheduler of the calls this process sends it. */
+interface Lane {
+  client: OpenAI;
+  scheduler: EmbeddingScheduler;
+}
 
-  async function call(input: string[], inputType: EmbeddingInput, signal?: AbortSignal): Promise<number[][]> {
+export function createEmbedder(config: EmbeddingsConfig): Embedder {
+  const { maxTokens, queryTimeoutMs, maxInFlight, batchChars, fastLaneTokens } = { ...DEFAULTS, ...definedOnly(config) };
+  const lane = (baseURL: string): Lane => ({
+    client: new OpenAI({ baseURL, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 }),
+    scheduler: new EmbeddingScheduler({ maxInFlight }),
+  });
+  const bulk = lane(config.baseUrl);
+  const fast = config.queryBaseUrl && config.queryBaseUrl !== config.baseUrl ? lane(config.queryBaseUrl) : bulk;
+
+  async function call({ client }: Lane, input: string[], inputType: EmbeddingInput, signal?: AbortSignal): Promise<number[][]> {
     // A signal of its own per call, unlinked afterwards: an activity makes many calls with one
     // signal, and the HTTP client never removes the listener it adds.
     const own = new AbortController();
@@ -86,10 +102,11 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
 
   async function embedQueries(texts: string[], tenant: string, signal?: AbortSignal): Promise<number[][]> {
     const input = texts.map((t) => truncateToWindow(t, { maxTokens, prefix: 'query: ' }));
+    const chosen = input.every((t) => tokenBound(t) <= fastLaneTokens) ? fast : bulk;
     const timer = AbortSignal.timeout(queryTimeoutMs);
     const bounded = signal ? AbortSignal.any([signal, timer]) : timer;
     try {
-      return await scheduler.run({ tenant, kind: 'query', signal: bounded }, () => call(input, 'query', bounded));
+      return await chosen.scheduler.run({ tenant, kind: 'query', signal: bounded }, () => call(chosen, input, 'query', bounded));
     } catch (err) {
       if (timer.aborted && !signal?.aborted) throw queryTimeout(queryTimeoutMs);
       throw err;
@@ -102,7 +119,7 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
       if (inputType === 'query') return embedQueries(texts, tenant, signal);
       const vectors: number[][] = [];
       for (const batch of passageBatches(texts, { maxTexts: config.batchSize, maxChars: batchChars })) {
-        vectors.push(...(await scheduler.run({ tenant, kind: 'passage', signal }, () => call(batch, 'passage', signal))));
+        vectors.push(...(await bulk.scheduler.run({ tenant, kind: 'passage', signal }, () => call(bulk, batch, 'passage', signal))));
         onBatch?.();
       }
       return vectors;

@@ -191,6 +191,8 @@ export function weaviateEnv(o: WeaviateOptions, hostname: string): Record<string
 }
 
 export interface EmbeddingsOptions {
+  /** The service's name, also its log file's: `embeddings` (passages, long queries) or `embeddings-query`. */
+  name: string;
   bin: string;
   port: number;
   threads: number;
@@ -199,7 +201,7 @@ export interface EmbeddingsOptions {
 
 export async function startEmbeddings(o: EmbeddingsOptions): Promise<Service> {
   const service = spawnService({
-    name: 'embeddings',
+    name: o.name,
     cmd: o.bin,
     args: ['--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads), '--default-type', 'query'],
     logDir: o.logDir,

@@ -1,6 +1,10 @@
 /**
- * The whole dependency stack (Temporal dev server, Weaviate, embedding server) started together.
+ * The whole dependency stack (Temporal dev server, Weaviate, embedding servers) started together.
  * Returns the environment the worker and the API read (activities/config.ts), and a stop function.
+ *
+ * Two embedding servers of the same model: one for passages and long queries, one for short
+ * queries only (the two lanes of activities/models/embeddings.ts), so that a search never queues
+ * behind an upload's passages: the servers share the CPU instead.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +22,18 @@ export interface StackPorts {
   weaviateRaft: number;
   weaviateRaftRpc: number;
   embeddings: number;
+  embeddingsQuery: number;
 }
+
+/** Threads of each embedding server: all cores for the bulk lane; see QUERY_SERVER_THREADS. */
+const BULK_SERVER_THREADS = Math.max(1, os.cpus().length);
+/**
+ * The short-query server's threads: one. Measured on 2 cores with StackFAQ queries, one every
+ * 200 ms, while the bulk server embedded passages non-stop: 1 thread, p50 42 ms and p95 71 ms
+ * (idle 26 / 44 ms), passages unslowed; 2 threads, p50 140 ms and p95 1.7 s (idle 25 / 36 ms), and
+ * half the passage rate: four spinning threads on two cores (docs/benchmarks.md, "Fairness").
+ */
+export const QUERY_SERVER_THREADS = 1;
 
 export interface StackOptions {
   dataDir: string;
@@ -49,6 +64,7 @@ export function configuredPorts(env = process.env): StackPorts {
     weaviateRaft: raft,
     weaviateRaftRpc: raft + 1,
     embeddings: int(env.EMBEDDINGS_PORT, 8000),
+    embeddingsQuery: int(env.EMBEDDINGS_QUERY_PORT, 8001),
   };
 }
 
@@ -90,6 +106,7 @@ export async function freePorts(): Promise<StackPorts> {
     weaviateRaft,
     weaviateRaftRpc: weaviateRaft + 1,
     embeddings: await one(),
+    embeddingsQuery: await one(),
   };
 }
 
@@ -103,13 +120,14 @@ const PORT_SETTINGS: Record<keyof StackPorts, string> = {
   weaviateRaft: 'WEAVIATE_RAFT_PORT',
   weaviateRaftRpc: 'WEAVIATE_RAFT_PORT (RPC port = Raft port + 1)',
   embeddings: 'EMBEDDINGS_PORT',
+  embeddingsQuery: 'EMBEDDINGS_QUERY_PORT',
 };
 
 export async function startStack(o: StackOptions): Promise<RunningStack> {
   const bins = await provisionAll();
   for (const [key, setting] of Object.entries(PORT_SETTINGS) as [keyof StackPorts, string][]) {
     if (key === 'temporalUi' && o.headless) continue;
-    if (key === 'embeddings' && !bins.embeddingsBin) continue;
+    if ((key === 'embeddings' || key === 'embeddingsQuery') && !bins.embeddingsBin) continue;
     await assertPortFree(o.ports[key], key, setting);
   }
   const logDir = path.join(o.dataDir, 'logs');
@@ -119,7 +137,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     await Promise.all(services.reverse().map((s) => stopService(s)));
   };
   try {
-    console.log('[stack] starting Temporal, Weaviate and the embedding server ...');
+    console.log('[stack] starting Temporal, Weaviate and the embedding servers ...');
     const started = await Promise.all([
       startTemporal({
         bin: bins.temporalBin,
@@ -141,11 +159,12 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
         dataDir: path.join(o.dataDir, 'weaviate'),
         logDir,
       }).then((s) => (services.push(s), s)),
-      bins.embeddingsBin
-        ? startEmbeddings({ bin: bins.embeddingsBin, port: o.ports.embeddings, threads: Math.max(1, os.cpus().length), logDir }).then(
-            (s) => (services.push(s), s),
-          )
-        : undefined,
+      ...(bins.embeddingsBin
+        ? [
+            { name: 'embeddings', port: o.ports.embeddings, threads: BULK_SERVER_THREADS },
+            { name: 'embeddings-query', port: o.ports.embeddingsQuery, threads: QUERY_SERVER_THREADS },
+          ].map((server) => startEmbeddings({ ...server, bin: bins.embeddingsBin!, logDir }).then((s) => (services.push(s), s)))
+        : []),
     ]);
     console.log(`[stack] ready: ${started.filter(Boolean).map((s) => s!.name).join(', ')} (logs in ${logDir})`);
   } catch (err) {
@@ -160,6 +179,9 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     WEAVIATE_API_KEY: weaviateKey,
     EMBEDDINGS_URL: process.env.EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.embeddings}/v1`,
   };
+  // An external server (EMBEDDINGS_URL) serves both lanes unless EMBEDDINGS_QUERY_URL names another.
+  const queryUrl = process.env.EMBEDDINGS_URL ? process.env.EMBEDDINGS_QUERY_URL : `http://127.0.0.1:${o.ports.embeddingsQuery}/v1`;
+  if (queryUrl) env.EMBEDDINGS_QUERY_URL = queryUrl;
   if (!o.headless) env.TEMPORAL_UI_URL = `http://127.0.0.1:${o.ports.temporalUi}`;
   return { env, services, stop };
 }

@@ -38,8 +38,27 @@ describe('model gateway', () => {
     });
 
     it('classifies an unreachable embedding server as DependencyUnavailable', async () => {
-      const embedder = createEmbedder({ ...loadServicesConfig().embeddings, baseUrl: 'http://127.0.0.1:9/v1' });
+      const embedder = createEmbedder({ ...loadServicesConfig().embeddings, baseUrl: 'http://127.0.0.1:9/v1', queryBaseUrl: undefined });
       assert.equal(await failureType(embedder.embed({ texts: ['x'], inputType: 'query' })), 'DependencyUnavailable');
+    });
+
+    it('sends short queries to the query server, long queries and passages to the bulk server, both the same model', async () => {
+      const config = loadServicesConfig().embeddings;
+      assert.ok(config.queryBaseUrl, 'the test stack runs a query server');
+      // Each lane in turn pointed at a closed port: what reaches it fails, what does not succeeds.
+      const closed = 'http://127.0.0.1:9/v1';
+      const withoutFast = createEmbedder({ ...config, queryBaseUrl: closed });
+      const withoutBulk = createEmbedder({ ...config, baseUrl: closed });
+      const short = ['reset my password'];
+      const long = ['please help me reset my password '.repeat(10)];
+      assert.equal(await failureType(withoutFast.embed({ texts: short, inputType: 'query' })), 'DependencyUnavailable');
+      assert.equal((await withoutFast.embed({ texts: long, inputType: 'query' })).length, 1);
+      assert.equal((await withoutFast.embed({ texts: short, inputType: 'passage' })).length, 1);
+      assert.equal(await failureType(withoutBulk.embed({ texts: long, inputType: 'query' })), 'DependencyUnavailable');
+      assert.equal(await failureType(withoutBulk.embed({ texts: short, inputType: 'passage' })), 'DependencyUnavailable');
+      const [fast] = await withoutBulk.embed({ texts: short, inputType: 'query' });
+      const [bulk] = await createEmbedder({ ...config, queryBaseUrl: undefined }).embed({ texts: short, inputType: 'query' });
+      assert.ok(fast.reduce((s, x, i) => s + x * bulk[i], 0) > 0.999, 'the two servers embed alike');
     });
   });
 

