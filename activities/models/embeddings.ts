@@ -10,9 +10,10 @@
  * `queryTimeoutMs`.
  *
  * Two lanes when `queryBaseUrl` names a second server (the launcher starts one): short queries
- * (every text at most `fastLaneTokens` by the token bound: searches, ask) go to that server, with
- * a scheduler of their own, and never wait behind a passage call or a full-window query, which
- * both take the bulk lane (`baseUrl`). The two servers share the CPU instead of taking turns.
+ * and short interactive passages (every text at most `fastLaneTokens` by the token bound:
+ * searches, ask, a message to tag) go to that server, with a scheduler of their own, and never
+ * wait behind a background passage call or a full-window query, which take the bulk lane
+ * (`baseUrl`). The two servers share the CPU instead of taking turns.
  * Without `queryBaseUrl` both lanes are the one server, as before.
  */
 import OpenAI from 'openai';
@@ -26,8 +27,11 @@ export interface Embedder {
   /**
    * `tenant` is whose turn the call takes in the scheduler (calls without one share a turn).
    * `onBatch` runs after each batch of passages, e.g. to heartbeat while a long list waits its turns.
+   * `interactive`: a request waits for these passages (a message to tag), so they are treated as
+   * queries are (one call, ahead of background passages, the fast lane when short, bounded by
+   * `queryTimeoutMs`), but embedded as passages, whole. Queries are always interactive.
    */
-  embed(args: { texts: string[]; inputType: EmbeddingInput; tenant?: string; signal?: AbortSignal; onBatch?: () => void }): Promise<number[][]>;
+  embed(args: { texts: string[]; inputType: EmbeddingInput; tenant?: string; signal?: AbortSignal; onBatch?: () => void; interactive?: boolean }): Promise<number[][]>;
   readonly model: string;
 }
 
@@ -100,13 +104,15 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
     return ordered.map((d) => d.embedding);
   }
 
-  async function embedQueries(texts: string[], tenant: string, signal?: AbortSignal): Promise<number[][]> {
-    const input = texts.map((t) => truncateToWindow(t, { maxTokens, prefix: 'query: ' }));
+  /** Texts a request waits for: one call, before background passages, on the fast lane when all are short. */
+  async function embedNow(texts: string[], inputType: EmbeddingInput, tenant: string, signal?: AbortSignal): Promise<number[][]> {
+    const input = inputType === 'query' ? texts.map((t) => truncateToWindow(t, { maxTokens, prefix: 'query: ' })) : texts;
     const chosen = input.every((t) => tokenBound(t) <= fastLaneTokens) ? fast : bulk;
     const timer = AbortSignal.timeout(queryTimeoutMs);
     const bounded = signal ? AbortSignal.any([signal, timer]) : timer;
     try {
-      return await chosen.scheduler.run({ tenant, kind: 'query', signal: bounded }, () => call(chosen, input, 'query', bounded));
+      // The scheduler's query kind is its urgent one.
+      return await chosen.scheduler.run({ tenant, kind: 'query', signal: bounded }, () => call(chosen, input, inputType, bounded));
     } catch (err) {
       if (timer.aborted && !signal?.aborted) throw queryTimeout(queryTimeoutMs);
       throw err;
@@ -115,8 +121,8 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
 
   return {
     model: config.model,
-    async embed({ texts, inputType, tenant = '', signal, onBatch }) {
-      if (inputType === 'query') return embedQueries(texts, tenant, signal);
+    async embed({ texts, inputType, tenant = '', signal, onBatch, interactive }) {
+      if (inputType === 'query' || interactive) return embedNow(texts, inputType, tenant, signal);
       const vectors: number[][] = [];
       for (const batch of passageBatches(texts, { maxTexts: config.batchSize, maxChars: batchChars })) {
         vectors.push(...(await bulk.scheduler.run({ tenant, kind: 'passage', signal }, () => call(bulk, batch, 'passage', signal))));

@@ -57,7 +57,7 @@ export async function trainedScores(deps: Omit<TagDeps, 'chat'>, input: { messag
   const predict = await tagModels.get(deps, deps.tenant);
   if (!predict) return undefined;
   const text = input.message.slice(0, EMBEDDED_CHARS);
-  const [vector] = await timed(deps as TagDeps, 'embed', () => deps.embedder.embed({ texts: [text], inputType: 'passage', tenant: deps.tenant, signal: deps.signal }));
+  const [vector] = await timed(deps as TagDeps, 'embed', () => deps.embedder.embed({ texts: [text], inputType: 'passage', interactive: true, tenant: deps.tenant, signal: deps.signal }));
   return predict({ vector, text });
 }
 

@@ -42,7 +42,7 @@ describe('model gateway', () => {
       assert.equal(await failureType(embedder.embed({ texts: ['x'], inputType: 'query' })), 'DependencyUnavailable');
     });
 
-    it('sends short queries to the query server, long queries and passages to the bulk server, both the same model', async () => {
+    it('sends short queries and interactive passages to the query server, long queries and other passages to the bulk server, both the same model', async () => {
       const config = loadServicesConfig().embeddings;
       assert.ok(config.queryBaseUrl, 'the test stack runs a query server');
       // Each lane in turn pointed at a closed port: what reaches it fails, what does not succeeds.
@@ -54,6 +54,9 @@ describe('model gateway', () => {
       assert.equal(await failureType(withoutFast.embed({ texts: short, inputType: 'query' })), 'DependencyUnavailable');
       assert.equal((await withoutFast.embed({ texts: long, inputType: 'query' })).length, 1);
       assert.equal((await withoutFast.embed({ texts: short, inputType: 'passage' })).length, 1);
+      // A passage a request waits for (a message to tag) is short work too.
+      assert.equal(await failureType(withoutFast.embed({ texts: short, inputType: 'passage', interactive: true })), 'DependencyUnavailable');
+      assert.equal((await withoutBulk.embed({ texts: short, inputType: 'passage', interactive: true })).length, 1);
       assert.equal(await failureType(withoutBulk.embed({ texts: long, inputType: 'query' })), 'DependencyUnavailable');
       assert.equal(await failureType(withoutBulk.embed({ texts: short, inputType: 'passage' })), 'DependencyUnavailable');
       const [fast] = await withoutBulk.embed({ texts: short, inputType: 'query' });
