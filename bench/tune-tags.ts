@@ -16,9 +16,10 @@
 import { Command } from 'commander';
 import { loadServicesConfig } from '../activities/config';
 import { createEmbedder } from '../activities/models/embeddings';
-import { seeded } from '../activities/tags/softmax';
+import { seeded, shuffleInPlace } from '../activities/tags/softmax';
 import { TAG_TRAINING, tagNameText, tagPredictor, trainTagModel, type TagExample } from '../activities/tags/model';
 import { loadBanking77 } from './lib/datasets';
+import { chunks } from './lib/api-client';
 import { progress } from './lib/progress';
 import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 
@@ -40,15 +41,15 @@ type Example = TagExample & { tag: string };
 function split(examples: readonly Example[], seed: number, take: (n: number) => number) {
   const random = seeded(seed);
   const byTag = new Map<string, Example[]>();
-  for (const e of examples) byTag.set(e.tag, [...(byTag.get(e.tag) ?? []), e]);
+  for (const e of examples) {
+    const group = byTag.get(e.tag);
+    if (group) group.push(e);
+    else byTag.set(e.tag, [e]);
+  }
   const train: Example[] = [];
   const measure: Example[] = [];
   for (const group of byTag.values()) {
-    const shuffled = [...group];
-    for (let i = shuffled.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
-    }
+    const shuffled = shuffleInPlace(group, random);
     const n = take(shuffled.length);
     train.push(...shuffled.slice(0, n));
     measure.push(...shuffled.slice(n));
@@ -80,9 +81,9 @@ async function main(): Promise<void> {
   const texts = [...rows.map((r) => r.text), ...[...new Set(rows.map((r) => r.category))].map(tagNameText)];
   const bar = progress('[tune-tags] embedding', texts.length, { every: 1000 });
   const vectors: number[][] = [];
-  for (let i = 0; i < texts.length; i += EMBED_BATCH) {
-    vectors.push(...(await embedder.embed({ texts: texts.slice(i, i + EMBED_BATCH), inputType: 'passage' })));
-    bar.tick(Math.min(EMBED_BATCH, texts.length - i));
+  for (const batch of chunks(texts, EMBED_BATCH)) {
+    vectors.push(...(await embedder.embed({ texts: batch, inputType: 'passage' })));
+    bar.tick(batch.length);
   }
   bar.stop();
   const examples: Example[] = rows.map((r, i) => ({ vector: vectors[i], text: r.text, tags: [r.category], tag: r.category }));

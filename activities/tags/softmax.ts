@@ -59,6 +59,15 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/** Shuffles `items` in place (Fisher–Yates) with `random`, e.g. a `seeded` generator; returns them. */
+export function shuffleInPlace<T>(items: T[], random: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
+
 interface Weights {
   classes: number;
   dense: number;
@@ -158,10 +167,7 @@ export async function trainSoftmax(
   let step = 0;
   const epochs = Math.max(o.epochs, Math.ceil(o.minSteps / Math.ceil(n / o.batchSize)));
   for (let epoch = 0; epoch < epochs; epoch++) {
-    for (let i = n - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [order[i], order[j]] = [order[j], order[i]];
-    }
+    shuffleInPlace(order, random);
     for (let start = 0; start < n; start += o.batchSize) {
       const batch = order.slice(start, start + o.batchSize);
       gDense.fill(0);

@@ -4,6 +4,7 @@
  * article titled with its question, its answers as the body's paragraphs. The queries are the
  * StackFAQ paraphrases, shuffled with a fixed seed so every run sends the same sequence.
  */
+import { seeded, shuffleInPlace } from '../../activities/tags/softmax';
 import type { StackFaqQuery, StackFaqThread } from './datasets';
 
 /** A thread as a knowledge article: the question as the title, one markdown paragraph per answer. */
@@ -20,18 +21,8 @@ export function stackFaqArticle(t: StackFaqThread) {
 
 /** The non-empty query texts in a fixed pseudo-random order (mulberry32 with `seed`). */
 export function shuffledQueries(queries: readonly StackFaqQuery[], seed = 7): string[] {
-  const texts = queries.map((q) => q.text.trim()).filter(Boolean);
-  let a = seed >>> 0;
-  const random = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-  for (let i = texts.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [texts[i], texts[j]] = [texts[j], texts[i]];
-  }
-  return texts;
+  return shuffleInPlace(
+    queries.map((q) => q.text.trim()).filter(Boolean),
+    seeded(seed),
+  );
 }
