@@ -28,6 +28,8 @@ export interface ServicesConfig {
     /** Calls at the embedding server at once, per worker. */
     maxInFlight?: number;
   };
+  /** The tag model's English sentence encoder (an OpenAI-compatible server); none: tags read the case embedding and words only. */
+  tagEmbeddings?: { baseUrl: string; model: string };
   /** The chat model; undefined means the built-in local engine answers. */
   chat?: { baseUrl?: string; apiKey: string; model: string; timeoutMs: number };
 }
@@ -73,6 +75,7 @@ export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): Servic
       queryTimeoutMs: int(env, 'EMBEDDINGS_QUERY_TIMEOUT_MS', 4000),
       maxInFlight: int(env, 'EMBEDDINGS_MAX_IN_FLIGHT', 1),
     },
+    tagEmbeddings: env.TAG_EMBEDDINGS_URL ? { baseUrl: env.TAG_EMBEDDINGS_URL, model: env.TAG_EMBEDDINGS_MODEL ?? 'bge-small-en-v1.5' } : undefined,
     chat: chatConfigured
       ? {
           baseUrl: env.CHAT_BASE_URL || undefined,

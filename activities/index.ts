@@ -16,6 +16,8 @@ import type { UseCaseStore } from './evaluation/use-cases';
 export interface ActivityDeps {
   weaviate: () => Promise<WeaviateClient>;
   embedder: Embedder;
+  /** The tag model's English encoder, when configured. */
+  english?: Embedder;
   chat: ChatGateway;
   /** Use cases of batch evaluation (the API resolves them itself for evaluate). */
   useCases: UseCaseStore;

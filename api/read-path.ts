@@ -35,6 +35,8 @@ export const READ_POLICY: ReadPolicy = { attemptTimeoutMs: 5000, totalTimeoutMs:
 export interface ReadDeps {
   weaviate: () => Promise<WeaviateClient>;
   embedder: Embedder;
+  /** The tag model's English encoder, when configured. */
+  english?: Embedder;
   signal: AbortSignal;
 }
 
@@ -68,7 +70,7 @@ const retryable = (failure: unknown): failure is ApplicationFailure => failure i
 
 export class ReadRunner {
   constructor(
-    private readonly deps: { weaviate: () => Promise<WeaviateClient>; embedder: Embedder; log?: ReadLog },
+    private readonly deps: { weaviate: () => Promise<WeaviateClient>; embedder: Embedder; english?: Embedder; log?: ReadLog },
     private readonly policy: ReadPolicy = READ_POLICY,
   ) {}
 
@@ -85,7 +87,7 @@ export class ReadRunner {
         const left = policy.totalTimeoutMs - (Date.now() - started);
         const attempt = AbortSignal.any([deadline, AbortSignal.timeout(Math.min(policy.attemptTimeoutMs, left))]);
         try {
-          const result = await raceAbort(o.read({ weaviate: this.deps.weaviate, embedder: this.deps.embedder, signal: attempt }), attempt);
+          const result = await raceAbort(o.read({ weaviate: this.deps.weaviate, embedder: this.deps.embedder, english: this.deps.english, signal: attempt }), attempt);
           return { result, timing: { attempts, ms: Date.now() - started } };
         } catch (err) {
           if (deadline.aborted) throw requestTimeout(`${o.operation} did not finish before the request deadline`);

@@ -1,6 +1,9 @@
 /**
  * What /readyz reports: Temporal, Weaviate and the embedding server(s) reachable, plus which chat
- * engine is active (a configured model, or the built-in local engine).
+ * engine is active (a configured model, or the built-in local engine). The tag model's English
+ * encoder, when configured, counts as an embedding server. With two embedding servers
+ * (a second one for short queries), also that both run the same model: a query embedded by one is
+ * compared with passages embedded by the other, so a mismatch would silently mix vector spaces.
  */
 import type { Client } from '@temporalio/client';
 import type { WeaviateClient } from 'weaviate-client';
@@ -30,12 +33,43 @@ async function probe(check: () => Promise<unknown>): Promise<DependencyStatus> {
   }
 }
 
-export function createReadiness(deps: { temporal: Client; weaviate: () => Promise<WeaviateClient>; config: ServicesConfig; chat: ChatGateway }) {
-  const servers = deps.config.embeddings;
-  const modelsAnswer = async (baseUrl: string) => {
-    const res = await fetch(`${baseUrl.replace(/\/$/, '')}/models`, { headers: { Authorization: `Bearer ${servers.apiKey}` } });
-    if (!res.ok) throw new Error(`HTTP ${res.status} from ${baseUrl}`);
+/** Several scripts, so that a model with a pruned vocabulary embeds it differently too. */
+const PROBE_TEXT = 'reset my password · réinitialiser le mot de passe · Passwort zurücksetzen · パスワードをリセット';
+/** Cosine below which two servers' vectors of the same text come from different models (the same model gives the same vector). */
+const SAME_MODEL_COSINE = 0.999;
+
+/**
+ * Resolves when every embedding server answers and, when there are two, both embed the probe
+ * text alike; rejects with what is wrong otherwise.
+ */
+export async function checkEmbeddingServers(config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>): Promise<void> {
+  const servers = config.embeddings;
+  const urls = [...new Set([servers.baseUrl, servers.queryBaseUrl ?? servers.baseUrl])].map((u) => u.replace(/\/$/, ''));
+  const english = config.tagEmbeddings?.baseUrl.replace(/\/$/, '');
+  const request = async (url: string, init?: RequestInit) => {
+    const res = await fetch(url, { ...init, headers: { Authorization: `Bearer ${servers.apiKey}`, 'Content-Type': 'application/json' } });
+    if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
+    return res;
   };
+  await Promise.all([...urls, ...(english ? [english] : [])].map((u) => request(`${u}/models`)));
+  if (urls.length < 2) return;
+  const vectors = await Promise.all(
+    urls.map(async (u) => {
+      const body = JSON.stringify({ model: servers.model, input: [PROBE_TEXT], encoding_format: 'float', input_type: 'query' });
+      const answer = (await (await request(`${u}/embeddings`, { method: 'POST', body })).json()) as { data?: { embedding?: unknown }[] };
+      const vector = answer.data?.[0]?.embedding;
+      if (!Array.isArray(vector) || !vector.every((x) => typeof x === 'number')) throw new Error(`no embedding in the answer of ${u}`);
+      return vector as number[];
+    }),
+  );
+  const [a, b] = vectors;
+  const cosine = a.length === b.length ? a.reduce((s, x, i) => s + x * b[i], 0) / (Math.hypot(...a) * Math.hypot(...b) || 1) : 0;
+  if (!(cosine >= SAME_MODEL_COSINE)) {
+    throw new Error(`the embedding servers ${urls.join(' and ')} embed alike texts differently (cosine ${cosine.toFixed(3)}): they must run the same model`);
+  }
+}
+
+export function createReadiness(deps: { temporal: Client; weaviate: () => Promise<WeaviateClient>; config: ServicesConfig; chat: ChatGateway }) {
   return async function readiness(): Promise<ReadinessReport> {
     const [temporal, weaviate, embeddings] = await Promise.all([
       probe(() => deps.temporal.workflowService.getSystemInfo({})),
@@ -43,7 +77,7 @@ export function createReadiness(deps: { temporal: Client; weaviate: () => Promis
         if (!(await (await deps.weaviate()).isReady())) throw new Error('not ready');
       }),
       // Both lanes' servers, when a second one serves short queries (activities/models/embeddings.ts).
-      probe(() => Promise.all([...new Set([servers.baseUrl, servers.queryBaseUrl ?? servers.baseUrl])].map(modelsAnswer))),
+      probe(() => checkEmbeddingServers(deps.config)),
     ]);
     return {
       ready: temporal.ready && weaviate.ready && embeddings.ready,

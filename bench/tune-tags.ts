@@ -5,8 +5,9 @@
  * reports it through the API.
  *
  * Every training question is embedded once, as cases are (a passage), and so is every intent's
- * name. Then, for each setting of the grid (the embedding's weight against the words', and
- * whether tag names are training examples):
+ * name; both are also read once by the English encoder when one is configured (TAG_EMBEDDINGS_URL,
+ * the launcher's). Then, for each setting of the grid (the embedding's weight against the words',
+ * whether tag names are training examples, and the English vector's weight if it is read):
  * - few-shot: for each seed, `--shots` questions of each intent drawn from the training set train
  *   the model, and every third of the remaining training questions measures it;
  * - many-shot (the current settings and the previous ones only, each training takes minutes):
@@ -15,7 +16,7 @@
  */
 import { Command } from 'commander';
 import { loadServicesConfig } from '../activities/config';
-import { createEmbedder } from '../activities/models/embeddings';
+import { createEmbedder, createEnglishEncoder, type Embedder } from '../activities/models/embeddings';
 import { seeded, shuffleInPlace } from '../activities/tags/softmax';
 import { TAG_TRAINING, tagNameText, tagPredictor, trainTagModel, type TagExample } from '../activities/tags/model';
 import { loadBanking77 } from './lib/datasets';
@@ -26,12 +27,21 @@ import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeRe
 interface Setting {
   denseScale: number;
   names: boolean;
+  /** The English vector's weight; absent: the model does not read it. */
+  english?: number;
 }
 
-const GRID: Setting[] = [2, 3, 4].flatMap((denseScale) => [false, true].map((names) => ({ denseScale, names })));
-/** The settings before tag names were examples, compared with the current ones in the many-shot split. */
-const PREVIOUS: Setting = { denseScale: 2, names: false };
-const CURRENT: Setting = { denseScale: TAG_TRAINING.denseScale, names: true };
+const WITHOUT_ENGLISH: Setting[] = [2, 3, 4].flatMap((denseScale) => [false, true].map((names) => ({ denseScale, names })));
+const WITH_ENGLISH: Setting[] = [
+  [1, 3],
+  [2, 3],
+  [0.5, 3],
+  [1, 2],
+  [1, 4],
+].map(([denseScale, english]) => ({ denseScale, names: true, english }));
+/** The settings without the English encoder, compared with the current ones in the many-shot split. */
+const PREVIOUS: Setting = { denseScale: TAG_TRAINING.denseScale, names: true };
+const CURRENT: Setting = { ...TAG_TRAINING.withEnglish, english: TAG_TRAINING.withEnglish.englishScale, names: true };
 const SEEDS = [1, 2, 3];
 const EMBED_BATCH = 64;
 
@@ -57,15 +67,31 @@ function split(examples: readonly Example[], seed: number, take: (n: number) => 
   return { train, measure };
 }
 
-async function accuracy(o: { train: Example[]; measure: Example[]; setting: Setting; nameVectors: Map<string, number[]> }): Promise<number> {
-  const embedNames = o.setting.names ? async (texts: string[]) => texts.map((t) => o.nameVectors.get(t)!) : undefined;
-  const model = await trainTagModel(o.train, { now: 0, embedNames, denseScale: o.setting.denseScale });
+type Lookup = Map<string, number[]>;
+
+async function accuracy(o: { train: Example[]; measure: Example[]; setting: Setting; nameVectors: Lookup; englishVectors: Lookup }): Promise<number> {
+  const lookup = (vectors: Lookup) => async (texts: string[]) => texts.map((t) => vectors.get(t)!);
+  const embedNames = o.setting.names ? lookup(o.nameVectors) : undefined;
+  const english = o.setting.english === undefined ? undefined : { model: 'english', embed: lookup(o.englishVectors), scale: o.setting.english };
+  const model = await trainTagModel(o.train, { now: 0, embedNames, denseScale: o.setting.denseScale, english });
   if (!model) throw new Error('no model: too few tagged examples');
   const predict = tagPredictor(model);
-  return o.measure.filter((e) => predict(e)[0].name === e.tag).length / o.measure.length;
+  return o.measure.filter((e) => predict({ ...e, english: o.englishVectors.get(e.text) })[0].name === e.tag).length / o.measure.length;
 }
 
-const label = (s: Setting) => `dense ${s.denseScale}, names ${s.names ? 'yes' : 'no'}`;
+const label = (s: Setting) => `dense ${s.denseScale}, names ${s.names ? 'yes' : 'no'}${s.english === undefined ? '' : `, English ${s.english}`}`;
+
+/** Vectors of `texts` by one embedder, in batches, with a progress bar. */
+async function embedAll(embedder: Embedder, texts: string[], label: string): Promise<Lookup> {
+  const bar = progress(`[tune-tags] ${label}`, texts.length, { every: 1000 });
+  const vectors: number[][] = [];
+  for (const batch of chunks(texts, EMBED_BATCH)) {
+    vectors.push(...(await embedder.embed({ texts: batch, inputType: 'passage' })));
+    bar.tick(batch.length);
+  }
+  bar.stop();
+  return new Map(texts.map((t, i) => [t, vectors[i]]));
+}
 
 async function main(): Promise<void> {
   const o = new Command('bench:tune-tags')
@@ -77,40 +103,38 @@ async function main(): Promise<void> {
     .opts<{ datasets: string; shots: number; out: string }>();
   const info = runInfo();
   const rows = loadBanking77(resolveDatasets(o.datasets), 'train');
-  const embedder = createEmbedder(loadServicesConfig().embeddings);
+  const config = loadServicesConfig();
+  const englishEncoder = createEnglishEncoder(config);
   const texts = [...rows.map((r) => r.text), ...[...new Set(rows.map((r) => r.category))].map(tagNameText)];
-  const bar = progress('[tune-tags] embedding', texts.length, { every: 1000 });
-  const vectors: number[][] = [];
-  for (const batch of chunks(texts, EMBED_BATCH)) {
-    vectors.push(...(await embedder.embed({ texts: batch, inputType: 'passage' })));
-    bar.tick(batch.length);
-  }
-  bar.stop();
-  const examples: Example[] = rows.map((r, i) => ({ vector: vectors[i], text: r.text, tags: [r.category], tag: r.category }));
-  const nameVectors = new Map(texts.slice(rows.length).map((t, i) => [t, vectors[rows.length + i]]));
+  const vectors = await embedAll(createEmbedder(config.embeddings), texts, 'embedding');
+  const englishVectors = englishEncoder ? await embedAll(englishEncoder, texts, 'English encoder') : new Map();
+  const examples: Example[] = rows.map((r) => ({ vector: vectors.get(r.text)!, text: r.text, tags: [r.category], tag: r.category }));
+  const nameVectors = vectors;
+  const grid = [...WITHOUT_ENGLISH, ...(englishEncoder ? WITH_ENGLISH : [])];
 
   const fewShot = [];
-  for (const setting of GRID) {
+  for (const setting of grid) {
     const runs = [];
     for (const seed of SEEDS) {
       const { train, measure } = split(examples, seed, () => o.shots);
-      runs.push(await accuracy({ train, measure: measure.filter((_, i) => i % 3 === 0), setting, nameVectors }));
+      runs.push(await accuracy({ train, measure: measure.filter((_, i) => i % 3 === 0), setting, nameVectors, englishVectors }));
     }
     const mean = runs.reduce((a, b) => a + b, 0) / runs.length;
     console.log(`[tune-tags] ${o.shots}-shot, ${label(setting)}: ${mean.toFixed(4)} (${runs.map((r) => r.toFixed(4)).join(', ')})`);
     fewShot.push({ ...setting, accuracy: round(mean), per_seed: runs.map((r) => round(r)) });
   }
   const manyShot = [];
-  for (const setting of [PREVIOUS, CURRENT]) {
+  for (const setting of englishEncoder ? [PREVIOUS, CURRENT] : [PREVIOUS]) {
     const { train, measure } = split(examples, SEEDS[0], (n) => Math.round(n * 0.85));
-    const acc = await accuracy({ train, measure, setting, nameVectors });
+    const acc = await accuracy({ train, measure, setting, nameVectors, englishVectors });
     console.log(`[tune-tags] many-shot (85/15), ${label(setting)}: ${acc.toFixed(4)}`);
     manyShot.push({ ...setting, accuracy: round(acc), trained_on: train.length, measured_on: measure.length });
   }
   writeResult(o.out, {
     ...info,
     dataset: 'BANKING77 training set only',
-    current: CURRENT,
+    current: englishEncoder ? CURRENT : PREVIOUS,
+    english_encoder: englishEncoder?.model ?? null,
     few_shot: { shots: o.shots, seeds: SEEDS, measured: 'every third remaining training question', grid: fewShot },
     many_shot: manyShot,
   });

@@ -6,13 +6,14 @@ import type { ServicesConfig } from '../activities/config';
 import { createChatGateway } from '../activities/models/chat';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../activities/evaluation/use-cases';
 import path from 'node:path';
-import { createEmbedder } from '../activities/models/embeddings';
+import { createEmbedder, createEnglishEncoder } from '../activities/models/embeddings';
 import { connectWeaviate } from '../activities/weaviate/client';
 
 export function createActivityDeps(config: ServicesConfig, env: NodeJS.ProcessEnv = process.env): ActivityDeps {
   return {
     weaviate: () => connectWeaviate(config.weaviate),
     embedder: createEmbedder(config.embeddings),
+    english: createEnglishEncoder(config),
     chat: createChatGateway(config.chat),
     useCases: new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR),
   };

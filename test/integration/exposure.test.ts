@@ -185,11 +185,11 @@ describe('exposure: Weaviate authentication and loopback-only ports', function (
 
   it('listens on loopback only, except the Weaviate ports that cannot be bound, which refuse anonymous requests', async () => {
     const running = stack ?? (await start());
-    assert.deepEqual(running.services.map((s) => s.name).sort(), ['embeddings', 'embeddings-query', 'temporal', 'weaviate']);
+    assert.deepEqual(running.services.map((s) => s.name).sort(), ['embeddings', 'embeddings-query', 'english-encoder', 'temporal', 'weaviate']);
     const weaviate = running.services.find((s) => s.name === 'weaviate')!;
     const sockets = listeningSockets(processTree(running.services.map((s) => s.child.pid!)));
     const ownPorts = new Set(sockets.map((s) => s.port));
-    for (const port of [ports.temporal, ports.temporalUi, ports.weaviateHttp, ports.weaviateGrpc, ports.weaviateGossip, ports.weaviateData, ports.weaviateRaft, ports.weaviateRaftRpc, ports.embeddings, ports.embeddingsQuery]) {
+    for (const port of [ports.temporal, ports.temporalUi, ports.weaviateHttp, ports.weaviateGrpc, ports.weaviateGossip, ports.weaviateData, ports.weaviateRaft, ports.weaviateRaftRpc, ports.embeddings, ports.embeddingsQuery, ports.englishEncoder]) {
       assert.ok(ownPorts.has(port), `nothing of the stack listens on ${port}: ${JSON.stringify(sockets)}`);
     }
 

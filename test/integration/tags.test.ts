@@ -1,5 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
+import { loadServicesConfig } from '../../activities/config';
+import { connectWeaviate } from '../../activities/weaviate/client';
+import { loadTagModel, tagModelVersion } from '../../activities/weaviate/tag-models';
 import { TAG_SOURCES } from '../../api/schemas/tag';
 import { waitForTagTraining } from '../../api/tag-trainer';
 import type { ChatServer } from '../helpers/chat-server';
@@ -95,6 +98,16 @@ describe('POST /v1/tag (trained and keyword engines)', () => {
     assert.match(res.headers.get('server-timing') ?? '', /embed;dur=[\d.]+, read;dur=\d+/);
     const refund = assertWellFormed(await tag(key, { message: 'I returned the shoes, where is my money?' }));
     assert.equal(refund[0].name, 'refund', JSON.stringify(refund));
+  });
+
+  it("reads the tenant's cases with the English encoder too, and stores which one", async () => {
+    const deps = { weaviate: () => connectWeaviate(loadServicesConfig().weaviate) };
+    const head = await tagModelVersion(deps, { tenant });
+    assert.ok(head, 'a model is stored');
+    const model = (await loadTagModel(deps, { tenant, ...head }))!;
+    assert.equal(model.english, loadServicesConfig().tagEmbeddings?.model);
+    assert.equal(model.english, 'bge-small-en-v1.5');
+    assert.equal(model.mean.length, 384 + 384, 'both vectors are read');
   });
 
   it('tags non-English messages with the trained tags too', async () => {

@@ -101,6 +101,27 @@ describe('tag model', () => {
     assert.deepEqual(top(without, 5), top(without, 6), 'without the names, nothing tells the two directions apart');
   });
 
+  it("reads the English encoder's vector beside the case embedding when one is given", async () => {
+    // The case embeddings say nothing (one vector for all); the English vectors tell the tags apart.
+    const data = examples({ a: 8, b: 8 }).map((e) => ({ ...e, vector: [1, 0, 0, 0], text: '' }));
+    const englishOf = new Map(data.map((e, i) => [e, examples({ a: 8, b: 8 }, { seed: 5 })[i].vector]));
+    const read: string[][] = [];
+    let next = 0;
+    const embed = async (texts: string[]) => (read.push(texts), texts.map(() => [...englishOf.get(data[next++ % data.length])!]));
+    const model = (await trainTagModel(data, { now: 1, english: { model: 'encoder', embed } }))!;
+    assert.equal(model.english, 'encoder');
+    assert.equal(model.mean.length, 4 + 16);
+    assert.equal(read.flat().length, data.length, 'every case read once, before the trainings');
+    const predict = tagPredictor(parseTagModel(serializeTagModel(model)));
+    const [a, b] = [data[0], data[15]];
+    assert.equal(predict({ ...a, english: englishOf.get(a) })[0].name, 'a');
+    assert.equal(predict({ ...b, english: englishOf.get(b) })[0].name, 'b');
+    assert.throws(() => predict(a), /reads texts with encoder/);
+    const without = (await trainTagModel(data, { now: 1 }))!;
+    assert.equal(without.english, undefined);
+    assert.equal(without.mean.length, 4);
+  });
+
   it('survives storage: the parsed model predicts exactly as the trained one', async () => {
     const data = examples({ a: 8, b: 8 }, { words: { a: 'card late', b: 'refund money' } });
     const model = (await trainTagModel(data, { now: 7 }))!;
