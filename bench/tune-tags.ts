@@ -41,7 +41,7 @@ const WITH_ENGLISH: Setting[] = [
 ].map(([denseScale, english]) => ({ denseScale, names: true, english }));
 /** The settings without the English encoder, compared with the current ones in the many-shot split. */
 const PREVIOUS: Setting = { denseScale: TAG_TRAINING.denseScale, names: true };
-const CURRENT: Setting = { ...TAG_TRAINING.withEnglish, english: TAG_TRAINING.withEnglish.englishScale, names: true };
+const CURRENT: Setting = { denseScale: TAG_TRAINING.withEnglish.denseScale, english: TAG_TRAINING.withEnglish.englishScale, names: true };
 const SEEDS = [1, 2, 3];
 const EMBED_BATCH = 64;
 

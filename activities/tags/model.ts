@@ -94,7 +94,7 @@ function denseInput(e: TagInput, english: string | undefined): readonly number[]
 }
 
 /** Per-dimension mean and scale: each block's dimensions standardized, then the block scaled to its length. */
-function standardization(rows: readonly (readonly number[])[], blocks: { size: number; scale: number }[]) {
+export function standardization(rows: readonly (readonly number[])[], blocks: { size: number; scale: number }[]) {
   const d = rows[0].length;
   const mean = new Float64Array(d);
   const sq = new Float64Array(d);
