@@ -2,8 +2,9 @@
  * What /readyz reports: Temporal, Weaviate and the embedding server(s) reachable, plus which chat
  * engine is active (a configured model, or the built-in local engine). The tag model's English
  * encoder, when configured, counts as an embedding server. With two embedding servers
- * (a second one for short queries), also that both run the same model: a query embedded by one is
- * compared with passages embedded by the other, so a mismatch would silently mix vector spaces.
+ * (a second one for short queries), also that both run the same model: one text embedded by both
+ * must give the same vector, since queries embedded by one are compared with passages embedded by
+ * the other, and a mismatch would silently mix vector spaces.
  */
 import type { Client } from '@temporalio/client';
 import type { WeaviateClient } from 'weaviate-client';

