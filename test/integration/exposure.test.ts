@@ -121,15 +121,16 @@ describe('exposure: Weaviate authentication and loopback-only ports', function (
   let ports: StackPorts;
   let stack: RunningStack | undefined;
 
-  /** A stack of this test's own, like `npm start` runs it, embedding server included. */
+  /** A stack of this test's own, like `npm start` runs it, embedding servers and English encoder included. */
   async function start(): Promise<RunningStack> {
-    const external = process.env.EMBEDDINGS_URL;
-    delete process.env.EMBEDDINGS_URL; // the test runner's embedding servers would be used instead
+    // Set, the test runner's servers would be used instead of starting this stack's own.
+    const runners = ['EMBEDDINGS_URL', 'TAG_EMBEDDINGS_URL'].map((name) => [name, process.env[name]] as const);
+    for (const [name] of runners) delete process.env[name];
     try {
       stack = await startStack({ dataDir, ports, headless: false });
       return stack;
     } finally {
-      if (external !== undefined) process.env.EMBEDDINGS_URL = external;
+      for (const [name, value] of runners) if (value !== undefined) process.env[name] = value;
     }
   }
 
