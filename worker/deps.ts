@@ -6,14 +6,18 @@ import type { ServicesConfig } from '../activities/config';
 import { createChatGateway } from '../activities/models/chat';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../activities/evaluation/use-cases';
 import path from 'node:path';
-import { createEmbedder, createEnglishEncoder } from '../activities/models/embeddings';
+import { createEmbedder, createEnglishEncoder, withVectorCache } from '../activities/models/embeddings';
 import { connectWeaviate } from '../activities/weaviate/client';
 
+/** English vectors a worker keeps between tag trainings: a tenant at the training cap (TAG_TRAINING.maxCases), about 80 MB. */
+const ENGLISH_VECTORS_CACHED = 50_000;
+
 export function createActivityDeps(config: ServicesConfig, env: NodeJS.ProcessEnv = process.env): ActivityDeps {
+  const englishEncoder = createEnglishEncoder(config);
   return {
     weaviate: () => connectWeaviate(config.weaviate),
     embedder: createEmbedder(config.embeddings),
-    english: createEnglishEncoder(config),
+    english: englishEncoder && withVectorCache(englishEncoder, { maxEntries: ENGLISH_VECTORS_CACHED }),
     chat: createChatGateway(config.chat),
     useCases: new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR),
   };

