@@ -9,6 +9,7 @@
 import type { Client } from '@temporalio/client';
 import type { WeaviateClient } from 'weaviate-client';
 import type { ServicesConfig } from '../activities/config';
+import { cosine } from '../activities/models/embeddings';
 import type { ChatGateway } from '../activities/models/chat';
 
 export interface DependencyStatus {
@@ -64,9 +65,9 @@ export async function checkEmbeddingServers(config: Pick<ServicesConfig, 'embedd
     }),
   );
   const [a, b] = vectors;
-  const cosine = a.length === b.length ? a.reduce((s, x, i) => s + x * b[i], 0) / (Math.hypot(...a) * Math.hypot(...b) || 1) : 0;
-  if (!(cosine >= SAME_MODEL_COSINE)) {
-    throw new Error(`the embedding servers ${urls.join(' and ')} embed alike texts differently (cosine ${cosine.toFixed(3)}): they must run the same model`);
+  const similarity = a.length === b.length ? cosine(a, b) : 0;
+  if (!(similarity >= SAME_MODEL_COSINE)) {
+    throw new Error(`the embedding servers ${urls.join(' and ')} embed alike texts differently (cosine ${similarity.toFixed(3)}): they must run the same model`);
   }
 }
 

@@ -135,6 +135,19 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
   };
 }
 
+/** Cosine of two vectors of the same length (0 when either is zero). */
+export function cosine(a: readonly number[], b: readonly number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
 /**
  * The tag model's English encoder (config.tagEmbeddings), a client of its own with the same
  * timeouts and per-tenant turns as the embedding servers; undefined when none is configured.

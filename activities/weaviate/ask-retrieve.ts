@@ -11,6 +11,7 @@
 import { Filters, FilterValue } from 'weaviate-client';
 import { COLLECTIONS, vectorOf } from './collections';
 import { Deps, embedQuery, hybrid, tenantOf, timed } from './retrieve';
+import { cosine } from '../models/embeddings';
 
 /**
  * Knobs of ask's retrieval. The article `alpha` was tuned with the no-answer threshold
@@ -69,18 +70,6 @@ export interface AskRetrievalInput {
   /** Epoch ms that "recent" is measured from. */
   now: number;
 }
-
-const cosine = (a: number[], b: number[]) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
-};
 
 
 /** Statuses after which an incident is over (Statuspage and common helpdesk words). */
