@@ -109,7 +109,6 @@ async function main(): Promise<void> {
   const vectors = await embedAll(createEmbedder(config.embeddings), texts, 'embedding');
   const englishVectors = englishEncoder ? await embedAll(englishEncoder, texts, 'English encoder') : new Map();
   const examples: Example[] = rows.map((r) => ({ vector: vectors.get(r.text)!, text: r.text, tags: [r.category], tag: r.category }));
-  const nameVectors = vectors;
   const grid = [...WITHOUT_ENGLISH, ...(englishEncoder ? WITH_ENGLISH : [])];
 
   const fewShot = [];
@@ -117,7 +116,7 @@ async function main(): Promise<void> {
     const runs = [];
     for (const seed of SEEDS) {
       const { train, measure } = split(examples, seed, () => o.shots);
-      runs.push(await accuracy({ train, measure: measure.filter((_, i) => i % 3 === 0), setting, nameVectors, englishVectors }));
+      runs.push(await accuracy({ train, measure: measure.filter((_, i) => i % 3 === 0), setting, nameVectors: vectors, englishVectors }));
     }
     const mean = runs.reduce((a, b) => a + b, 0) / runs.length;
     console.log(`[tune-tags] ${o.shots}-shot, ${label(setting)}: ${mean.toFixed(4)} (${runs.map((r) => r.toFixed(4)).join(', ')})`);
@@ -126,7 +125,7 @@ async function main(): Promise<void> {
   const manyShot = [];
   for (const setting of englishEncoder ? [PREVIOUS, CURRENT] : [PREVIOUS]) {
     const { train, measure } = split(examples, SEEDS[0], (n) => Math.round(n * 0.85));
-    const acc = await accuracy({ train, measure, setting, nameVectors, englishVectors });
+    const acc = await accuracy({ train, measure, setting, nameVectors: vectors, englishVectors });
     console.log(`[tune-tags] many-shot (85/15), ${label(setting)}: ${acc.toFixed(4)}`);
     manyShot.push({ ...setting, accuracy: round(acc), trained_on: train.length, measured_on: measure.length });
   }

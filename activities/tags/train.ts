@@ -2,8 +2,9 @@
  * The tag-training activity: reads the tenant's tagged cases (spam excluded) with their vectors,
  * trains the tag model (model.ts) and stores it (weaviate/tag-models.ts). It heartbeats while it
  * reads, embeds and trains, so the Temporal UI shows where it is. With an English encoder
- * configured, every case's text is read by it at each training (its opening only, about 250
- * tokens), taking the tenant's turn at that server.
+ * configured, every case's text is read by it too (its opening only, about 250 tokens), taking
+ * the tenant's turn at that server; the worker's vector cache (worker/deps.ts) spares the cases
+ * a previous training already read.
  */
 import { reportProgress as progress } from '../progress';
 import type { WeaviateClient } from 'weaviate-client';
