@@ -10,8 +10,10 @@
  *   - Twitter US Airline (all 14,640 rows): three-class accuracy; also macro-F1, the rows with
  *     annotator confidence 1.0, and the set deduplicated on tweet_id.
  *   A score counts as negative below -20, positive above 20 (levels.ts).
- *   Two ablations show what each part brings: the embedding classifier alone and the lexicon
- *   alone, each with its own cut points tuned on validation here.
+ *   Ablations show what each part brings: the E5 classifier alone, the English encoder's alone
+ *   (E5's for messages not read in English) and the lexicon alone, each with its own cut points
+ *   tuned on validation here; and the shipped model as an API without the English encoder
+ *   answers (E5 and lexicon, the model's own cut points).
  * - A diagnostic: a probe of the same kind trained on the airline tweets themselves (five folds),
  *   to read the engine's airline number against what the embedding allows in-domain. Never shipped.
  * - Latency of POST /v1/sentiment through the API, one request at a time (a fixed selection of
@@ -23,9 +25,9 @@
 import os from 'node:os';
 import { Command } from 'commander';
 import { loadServicesConfig } from '../activities/config';
-import { createEmbedder } from '../activities/models/embeddings';
+import { createEmbedder, createEnglishEncoder } from '../activities/models/embeddings';
 import { predict, train, TRAIN_DEFAULTS } from '../activities/sentiment/classifier';
-import { localModel, rawValue, scoreReadings, type SegmentReading } from '../activities/sentiment/local-engine';
+import { localModel, type Mix, rawValue, scoreReadings, type SegmentReading } from '../activities/sentiment/local-engine';
 import { labelFor, polarityOf } from '../activities/sentiment/levels';
 import { standardization } from '../activities/tags/model';
 import { SENTIMENT_LABELS } from '../api/schemas/sentiment';
@@ -34,7 +36,7 @@ import { summarize, type Sample } from './lib/load';
 import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 import { classMetrics, classOf, loadAirline, loadTweetEval, tuneCuts, type AirlineTweet, type ClassIndex, type ClassMetrics, type LabelledText } from './lib/sentiment';
 import { freshTenant, startApp, tenantClient } from './lib/stack-app';
-import { readAll } from './train-sentiment';
+import { type Encoders, readAll } from './train-sentiment';
 
 interface Options {
   datasets: string;
@@ -115,15 +117,17 @@ async function main(): Promise<void> {
   const info = runInfo();
   const root = resolveDatasets(o.datasets);
   const model = localModel();
-  const embedder = createEmbedder(loadServicesConfig().embeddings);
+  const config = loadServicesConfig();
+  const encoders: Encoders = { embedder: createEmbedder(config.embeddings), english: createEnglishEncoder(config) };
+  if (model.english && encoders.english?.model !== model.english.encoder) throw new Error(`the model reads English messages with ${model.english.encoder}; configure it (TAG_EMBEDDINGS_URL, TAG_EMBEDDINGS_MODEL) to measure what the API answers`);
 
   const sets = { validation: loadTweetEval(root, 'val'), test: loadTweetEval(root, 'test') };
   const airline = loadAirline(root);
   const started = Date.now();
   const readings: Record<'validation' | 'test' | 'airline', SegmentReading[][]> = {
-    validation: await readAll(embedder, model, sets.validation, '[sentiment] TweetEval validation'),
-    test: await readAll(embedder, model, sets.test, '[sentiment] TweetEval test'),
-    airline: await readAll(embedder, model, airline, '[sentiment] airline', { keepVectors: o.ceiling }),
+    validation: await readAll(encoders, model, sets.validation, '[sentiment] TweetEval validation'),
+    test: await readAll(encoders, model, sets.test, '[sentiment] TweetEval test'),
+    airline: await readAll(encoders, model, airline, '[sentiment] airline', { keepVectors: o.ceiling }),
   };
   const qualitySeconds = (Date.now() - started) / 1000;
 
@@ -137,8 +141,8 @@ async function main(): Promise<void> {
   };
 
   // Ablations: one part alone, with cut points tuned on validation for it.
-  const ablation = (part: 'embedding' | 'lexicon') => {
-    const raw = (r: SegmentReading[][]) => r.map((m) => rawValue(m, part === 'lexicon' ? 1 : 0));
+  const ablation = (mix: Omit<Mix, 'cuts'>) => {
+    const raw = (r: SegmentReading[][]) => r.map((m) => rawValue(m, mix));
     const cuts = tuneCuts(raw(readings.validation), gold(sets.validation));
     const on = (r: SegmentReading[][], items: readonly LabelledText[]) => classMetrics(gold(items), raw(r).map((x) => classOf(x, cuts)));
     return {
@@ -147,6 +151,12 @@ async function main(): Promise<void> {
       tweeteval_test_macro_recall: round(on(readings.test, sets.test).macro_recall),
       airline_accuracy: round(on(readings.airline, airline).accuracy),
     };
+  };
+  // The shipped model as an API without the English encoder answers: E5 and lexicon, the model's cut points.
+  const withoutEnglish = (r: SegmentReading[][]) => classes(r.map((m) => scoreReadings(m.map(({ english, ...rest }) => rest), model).sentiment));
+  const withoutEncoder = {
+    tweeteval_test_macro_recall: round(classMetrics(gold(sets.test), withoutEnglish(readings.test)).macro_recall),
+    airline_accuracy: round(classMetrics(gold(airline), withoutEnglish(readings.airline)).accuracy),
   };
 
   const airlineClasses = classes(shipped.airline);
@@ -203,7 +213,13 @@ async function main(): Promise<void> {
   writeResult(o.out, {
     ...info,
     engine: 'local',
-    model: { embeddingModel: model.embeddingModel, lexiconWeight: model.lexiconWeight, cuts: model.cuts, training: model.training },
+    model: {
+      embeddingModel: model.embeddingModel,
+      lexiconWeight: model.lexiconWeight,
+      cuts: model.cuts,
+      english: model.english ? { encoder: model.english.encoder, englishWeight: model.english.englishWeight, lexiconWeight: model.english.lexiconWeight, cuts: model.english.cuts } : null,
+      training: model.training,
+    },
     tweeteval_test: { ...test, levels: levelCounts(shipped.test) },
     tweeteval_validation: { ...validation, tuned_on: true },
     airline: {
@@ -215,7 +231,12 @@ async function main(): Promise<void> {
       deduplicated_rows: unique.length,
       levels: levelCounts(shipped.airline),
     },
-    ablations: { embedding_only: ablation('embedding'), lexicon_only: ablation('lexicon') },
+    ablations: {
+      embedding_only: ablation({ lexiconWeight: 0, englishWeight: 0 }),
+      english_encoder_only: model.english ? ablation({ lexiconWeight: 0, englishWeight: 1 }) : null,
+      lexicon_only: ablation({ lexiconWeight: 1, englishWeight: 0 }),
+      without_english_encoder: model.english ? withoutEncoder : null,
+    },
     airline_in_domain_probe: o.ceiling ? { ...inDomainCeiling(airline, readings.airline), note: 'diagnostic only: trained on the airline set itself, never shipped' } : null,
     latency,
     quality_seconds: round(qualitySeconds, 1),

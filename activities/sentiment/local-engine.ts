@@ -7,13 +7,18 @@
  *    counts as much as its start).
  * 2. Each segment gets its E5 query embedding and a three-class logistic regression over it gives
  *    P(negative), P(neutral), P(positive); the embedding's reading is P(positive) - P(negative).
+ *    An English message, when the English encoder (the tag model's, TAG_EMBEDDINGS_URL) is
+ *    configured, is read a second time: a second regression over the encoder's vector of the same
+ *    segment, and the embedding's reading becomes (1 - e) · E5's + e · the encoder's.
  * 3. The lexicon (lexicon.ts) reads the same segment word by word, -1..1.
  * 4. raw = (1 - w) · embedding reading + w · lexicon reading, averaged over the segments by
  *    length, and mapped onto the -100..100 scale with the cut points (levels.ts).
  *
- * The weights, `w` and the cut points are in model.json, which bench/train-sentiment.ts writes:
- * the classifier is trained on the examples written for this project (examples.ts), `w` and the
- * cut points are tuned on TweetEval's validation split only. Everything is deterministic.
+ * The weights, `w`, `e` and the cut points are in model.json, which bench/train-sentiment.ts
+ * writes: the classifiers are trained on the examples written for this project (examples.ts),
+ * `w`, `e` and the cut points are tuned on TweetEval's validation split only. The English reading
+ * has its own `w` and cut points; every other message (and every message when the encoder is not
+ * configured) is scored with E5's reading alone. Everything is deterministic.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,17 +28,44 @@ import { type LinearModel, predict } from './classifier';
 import { lexicalCue } from './lexicon';
 import { type CutPoints, labelFor, scoreFromRaw, type SentimentLabel } from './levels';
 
+/** How readings combine into the raw value, and where its cut points are. */
+export interface Mix {
+  /** Weight of the lexicon's reading in the raw value, 0..1. */
+  lexiconWeight: number;
+  /** Weight of the English encoder's reading in the embedding's, 0..1 (0: E5 alone). */
+  englishWeight: number;
+  cuts: CutPoints;
+}
+
+/** The second reading of English messages: a regression over the English encoder's vectors. */
+export interface EnglishReading extends LinearModel, Mix {
+  /** The encoder the weights were trained on (TAG_EMBEDDINGS_MODEL). */
+  encoder: string;
+}
+
 /** What bench/train-sentiment.ts writes to model.json. */
 export interface SentimentModel extends LinearModel {
   format: 1;
   /** The embedding model the weights were trained on (EMBEDDINGS_MODEL). */
   embeddingModel: string;
-  /** Weight of the lexicon's reading in the raw value, 0..1. */
+  /** Weight of the lexicon's reading in the raw value of E5's reading alone, 0..1. */
   lexiconWeight: number;
   cuts: CutPoints;
+  /** English messages, when the encoder is configured; absent in a model trained without it. */
+  english?: EnglishReading;
   training: Record<string, unknown>;
   tuning: Record<string, unknown>;
 }
+
+const isLinear = (m: LinearModel, dims?: number) =>
+  m.weights?.length === 3 &&
+  m.weights[0]?.length > 0 &&
+  (dims === undefined || m.weights[0].length === dims) &&
+  m.weights.every((w) => w.length === m.weights[0].length && w.every(Number.isFinite)) &&
+  m.bias?.length === 3 &&
+  m.bias.every(Number.isFinite);
+const isWeight = (w: number) => w >= 0 && w <= 1;
+const isCuts = (c: CutPoints | undefined) => !!c && c.negative <= c.positive;
 
 export const MODEL_FILE = path.join(__dirname, 'model.json');
 
@@ -48,16 +80,13 @@ export function localModel(): SentimentModel {
   } catch (err) {
     throw new Error(`the local sentiment model ${MODEL_FILE} cannot be read (npm run sentiment:train writes it): ${(err as Error).message}`);
   }
-  const d = model.weights?.[0]?.length;
+  const english = model.english;
   const valid =
     model.format === 1 &&
-    model.weights.length === 3 &&
-    d > 0 &&
-    model.weights.every((w) => w.length === d && w.every(Number.isFinite)) &&
-    model.bias?.length === 3 &&
-    model.lexiconWeight >= 0 &&
-    model.lexiconWeight <= 1 &&
-    model.cuts?.negative <= model.cuts?.positive;
+    isLinear(model) &&
+    isWeight(model.lexiconWeight) &&
+    isCuts(model.cuts) &&
+    (!english || (typeof english.encoder === 'string' && isLinear(english) && isWeight(english.lexiconWeight) && isWeight(english.englishWeight) && isCuts(english.cuts)));
   if (!valid) throw new Error(`the local sentiment model ${MODEL_FILE} is not a format-1 model file; run npm run sentiment:train`);
   return (loaded = model);
 }
@@ -106,17 +135,26 @@ export interface SegmentReading {
   chars: number;
   /** P(positive) - P(negative) of the classifier. */
   embedding: number;
+  /** P(positive) - P(negative) of the English classifier, when the segment was read by it. */
+  english?: number;
   /** The lexicon's reading, -1..1. */
   lexicon: number;
   /** The segment's embedding, when asked for (the benchmark's diagnostics). */
   vector?: number[];
 }
 
-/** The raw value, -1..1, of a message's segment readings. */
-export function rawValue(readings: readonly SegmentReading[], lexiconWeight: number): number {
+/** The raw value, -1..1, of a message's segment readings (an English weight applies to segments read in English). */
+export function rawValue(readings: readonly SegmentReading[], mix: Omit<Mix, 'cuts'>): number {
   const total = readings.reduce((a, r) => a + r.chars, 0);
   if (total === 0) return 0;
-  return readings.reduce((a, r) => a + (r.chars / total) * ((1 - lexiconWeight) * r.embedding + lexiconWeight * r.lexicon), 0);
+  const embedding = (r: SegmentReading) => (r.english === undefined ? r.embedding : (1 - mix.englishWeight) * r.embedding + mix.englishWeight * r.english);
+  return readings.reduce((a, r) => a + (r.chars / total) * ((1 - mix.lexiconWeight) * embedding(r) + mix.lexiconWeight * r.lexicon), 0);
+}
+
+/** The mix a message's readings are scored with: the English one when every segment was read in English. */
+export function mixOf(readings: readonly SegmentReading[], model: SentimentModel): Mix {
+  if (model.english && readings.length > 0 && readings.every((r) => r.english !== undefined)) return model.english;
+  return { lexiconWeight: model.lexiconWeight, englishWeight: 0, cuts: model.cuts };
 }
 
 export interface SentimentScore {
@@ -132,6 +170,8 @@ export function scoreOf(raw: number, model: Pick<SentimentModel, 'cuts'> = local
 
 export interface LocalDeps {
   embedder: Embedder;
+  /** The English encoder (TAG_EMBEDDINGS_URL), when configured: English messages are read by it too. */
+  english?: Embedder;
   tenant?: string;
   signal?: AbortSignal;
   timings?: Partial<Record<SearchPhase, number>>;
@@ -143,9 +183,21 @@ export interface SentimentInput {
   language: string;
 }
 
+/** The English encoder when it is the one `model`'s English reading was trained on, else undefined. */
+function englishEncoderFor(deps: LocalDeps, model: SentimentModel): Embedder | undefined {
+  return model.english && deps.english?.model === model.english.encoder ? deps.english : undefined;
+}
+
+/** P(positive) - P(negative) of a linear model's reading of a vector. */
+function polarity(model: LinearModel, vector: readonly number[]): number {
+  const p = predict(model, vector);
+  return p[2] - p[0];
+}
+
 /**
  * The segment readings of several messages, with one embedding call for all their segments (the
- * benchmark sends batches, the API one message). Segments are embedded as E5 queries.
+ * benchmark sends batches, the API one message). Segments are embedded as E5 queries; those of
+ * English messages also by the English encoder, at the same time, when it is configured.
  */
 export async function readMessages(
   deps: LocalDeps,
@@ -155,15 +207,25 @@ export async function readMessages(
 ): Promise<SegmentReading[][]> {
   const perMessage = inputs.map((input) => segments(cleanMessage(input.message)));
   const texts = perMessage.flat();
+  const encoder = englishEncoderFor(deps, model);
+  const inEnglish = encoder ? perMessage.flatMap((segs, m) => (inputs[m].language === 'en' ? segs : [])) : [];
   const started = performance.now();
-  const vectors = texts.length ? await deps.embedder.embed({ texts, inputType: 'query', tenant: deps.tenant, signal: deps.signal }) : [];
+  const embed = (embedder: Embedder, batch: string[]) => (batch.length ? embedder.embed({ texts: batch, inputType: 'query', tenant: deps.tenant, signal: deps.signal }) : Promise.resolve([]));
+  const [vectors, englishVectors] = await Promise.all([embed(deps.embedder, texts), encoder ? embed(encoder, inEnglish) : []]);
   if (deps.timings) deps.timings.embed = performance.now() - started;
   let next = 0;
+  let nextEnglish = 0;
   return inputs.map((input, m) =>
     perMessage[m].map((text) => {
       const vector = vectors[next++];
-      const p = predict(model, vector);
-      return { chars: text.length, embedding: p[2] - p[0], lexicon: lexicalCue(text, input.language).score, ...(o.keepVectors ? { vector } : {}) };
+      const english = encoder && input.language === 'en' ? polarity(model.english!, englishVectors[nextEnglish++]) : undefined;
+      return {
+        chars: text.length,
+        embedding: polarity(model, vector),
+        ...(english === undefined ? {} : { english }),
+        lexicon: lexicalCue(text, input.language).score,
+        ...(o.keepVectors ? { vector } : {}),
+      };
     }),
   );
 }
@@ -171,7 +233,8 @@ export async function readMessages(
 /** The score of a message's readings; a message with nothing to read (only whitespace) is Neutral, 0. */
 export function scoreReadings(readings: readonly SegmentReading[], model: SentimentModel = localModel()): SentimentScore {
   if (readings.length === 0) return { sentiment: 0, label: 'Neutral' };
-  return scoreOf(rawValue(readings, model.lexiconWeight), model);
+  const mix = mixOf(readings, model);
+  return scoreOf(rawValue(readings, mix), mix);
 }
 
 export async function scoreLocal(deps: LocalDeps, input: SentimentInput, model: SentimentModel = localModel()): Promise<SentimentScore> {

@@ -3,7 +3,8 @@
  * embedding and the classifier (local engine) or the model call (model engine) run in this
  * process, with the path's timeouts and retries (the model's own when a chat model is
  * configured), in the searches' fair admission queue, since the local engine uses the same
- * embedding server as the searches. The message is scored as sent; `conversationId` is accepted
+ * embedding server as the searches (and, for an English message, the English encoder at the same
+ * time). The message is scored as sent; `conversationId` is accepted
  * and not used.
  */
 import { analyzeSentiment, messageLanguage } from '../../activities/sentiment/analyze';
@@ -34,7 +35,7 @@ export const sentimentRoutes: RouteModule = (router, deps) => {
       tenant,
       deadline: ctx.state.deadline,
       policy,
-      read: (d) => analyzeSentiment({ embedder: d.embedder, chat: deps.chat, tenant, signal: d.signal, timings }, { message: body.message, language }),
+      read: (d) => analyzeSentiment({ embedder: d.embedder, english: d.english, chat: deps.chat, tenant, signal: d.signal, timings }, { message: body.message, language }),
     });
     ctx.set('Server-Timing', serverTiming(timing, timings));
     const response: SentimentResponse = { sentiment: result.sentiment, label: result.label };

@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
+import { loadServicesConfig } from '../../activities/config';
+import { createEmbedder, createEnglishEncoder } from '../../activities/models/embeddings';
 import { labelFor } from '../../activities/sentiment/levels';
+import { localModel, scoreLocal } from '../../activities/sentiment/local-engine';
 import { SENTIMENT_LABELS } from '../../api/schemas/sentiment';
 import type { ChatServer } from '../helpers/chat-server';
 import { api, createKey } from '../helpers/harness';
@@ -52,6 +55,22 @@ describe('POST /v1/sentiment (local engine)', () => {
       if (c.polarity === 'neutral') assert.equal(res.body.label, 'Neutral', JSON.stringify(res.body));
     });
   }
+
+  it('reads an English message with the English encoder too, and any other with E5 alone, as the engine does', async () => {
+    const config = loadServicesConfig();
+    const embedder = createEmbedder(config.embeddings);
+    const english = createEnglishEncoder(config);
+    assert.ok(english, 'the test stack runs the English encoder');
+    assert.equal(localModel().english?.encoder, english.model, 'the shipped model reads English with the configured encoder');
+    const en = { message: 'Thanks for the reply, but the refund still has not arrived.', language: 'en' };
+    const res = await sentiment(key, { message: en.message }, { 'X-Language-Iso-Code': 'en' });
+    assertWellFormed(res);
+    assert.deepEqual(res.body, await scoreLocal({ embedder, english }, en));
+    assert.notEqual(res.body.sentiment, (await scoreLocal({ embedder }, en)).sentiment, 'the English reading moves the score');
+    const de = { message: 'Danke für die Antwort, aber die Erstattung ist immer noch nicht da.', language: 'de' };
+    const german = await sentiment(key, { message: de.message }, { 'X-Language-Iso-Code': 'de' });
+    assert.deepEqual(german.body, await scoreLocal({ embedder }, de));
+  });
 
   it('takes the language from X-Language-Iso-Code, and is deterministic', async () => {
     const message = 'Das Paket kam beschädigt an, sehr ärgerlich.';

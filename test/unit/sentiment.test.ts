@@ -5,7 +5,7 @@ import { predict, train } from '../../activities/sentiment/classifier';
 import { EXAMPLES } from '../../activities/sentiment/examples';
 import { lexicalCue, words } from '../../activities/sentiment/lexicon';
 import { clampScore, labelFor, polarityOf, scoreFromRaw } from '../../activities/sentiment/levels';
-import { cleanMessage, localModel, rawValue, scoreReadings, segments } from '../../activities/sentiment/local-engine';
+import { cleanMessage, localModel, mixOf, rawValue, scoreReadings, segments } from '../../activities/sentiment/local-engine';
 import { messageData, MESSAGE_CHARS, parseModelSentiment, sentimentMessages } from '../../activities/sentiment/model-engine';
 import { parseCsv } from '../../bench/lib/datasets';
 import { classMetrics, classOf, tuneCuts, type ClassIndex } from '../../bench/lib/sentiment';
@@ -113,10 +113,25 @@ describe('sentiment: the local engine, pure parts', () => {
       { chars: 100, embedding: 0.5, lexicon: 1 },
       { chars: 300, embedding: -0.5, lexicon: 0 },
     ];
-    assert.equal(rawValue(readings, 0), 0.25 * 0.5 + 0.75 * -0.5);
-    assert.equal(rawValue(readings, 1), 0.25);
-    assert.equal(rawValue([], 0.3), 0);
+    assert.equal(rawValue(readings, { lexiconWeight: 0, englishWeight: 0 }), 0.25 * 0.5 + 0.75 * -0.5);
+    assert.equal(rawValue(readings, { lexiconWeight: 1, englishWeight: 0.5 }), 0.25);
+    assert.equal(rawValue([], { lexiconWeight: 0.3, englishWeight: 0 }), 0);
     assert.deepEqual(scoreReadings([]), { sentiment: 0, label: 'Neutral' }, 'nothing to read');
+  });
+
+  it('mixes in the English reading where a segment has one, and scores with the English cut points only when every segment has one', () => {
+    const english = { chars: 100, embedding: 0.5, english: 0, lexicon: 0 };
+    assert.equal(rawValue([english], { lexiconWeight: 0, englishWeight: 0.25 }), 0.75 * 0.5);
+    assert.equal(rawValue([english], { lexiconWeight: 0, englishWeight: 0 }), 0.5, 'weight 0 is E5 alone');
+    const base = { ...localModel(), english: undefined, lexiconWeight: 0, cuts: { negative: -0.1, positive: 0.1 } };
+    const model = { ...base, english: { ...base, encoder: 'enc', englishWeight: 0.4, lexiconWeight: 0, cuts: { negative: -0.5, positive: 0.5 } } };
+    assert.equal(mixOf([english], model), model.english);
+    const plain = { chars: 100, embedding: 0.5, lexicon: 0 };
+    assert.deepEqual(mixOf([english, plain], model), { lexiconWeight: 0, englishWeight: 0, cuts: base.cuts });
+    assert.deepEqual(mixOf([english], base), { lexiconWeight: 0, englishWeight: 0, cuts: base.cuts });
+    // 0.6 · 0.5 + 0.4 · 0 = 0.3 is inside the English cut points; E5's 0.5 alone is past E5's.
+    assert.equal(scoreReadings([english], model).label, 'Neutral');
+    assert.equal(scoreReadings([plain], model).label, 'Moderately Positive');
   });
 
   it('ships a model trained on the examples, with cut points tuned on validation', () => {
@@ -124,6 +139,10 @@ describe('sentiment: the local engine, pure parts', () => {
     assert.equal(model.weights.length, 3);
     assert.equal(model.weights[0].length, 384);
     assert.ok(model.cuts.negative < model.cuts.positive);
+    assert.ok(model.english, 'English messages have a second reading');
+    assert.equal(model.english.encoder, 'bge-small-en-v1.5');
+    assert.equal(model.english.weights[0].length, 384);
+    assert.ok(model.english.englishWeight > 0 && model.english.cuts.negative < model.english.cuts.positive);
     const counted = EXAMPLES.reduce((n, s) => n + s.negative.length + s.neutral.length + s.positive.length, 0);
     assert.equal(model.training.examples, counted, 'model.json is stale: run npm run sentiment:train');
   });
