@@ -70,7 +70,10 @@ async function trainOn(embedder: Embedder, rows: ReturnType<typeof exampleRows>)
   return { weights: trained.weights.map((w) => w.map(sig)), bias: trained.bias.map(sig) };
 }
 
-/** The best mix of a grid on validation readings, by macro-recall; a tie goes to the earlier (smaller) weights. */
+/** The best of a grid by macro-recall; a tie goes to the earlier entry (the smaller weights). */
+const bestOf = <T extends { macro_recall: number }>(grid: readonly T[]): T => grid.reduce((a, b) => (b.macro_recall > a.macro_recall + 1e-12 ? b : a));
+
+/** Every mix of a grid on validation readings, each with its cut points tuned for macro-recall, and the best. */
 function tuneMix(readings: readonly SegmentReading[][], gold: readonly ClassIndex[], englishWeights: readonly number[]) {
   const grid = englishWeights.flatMap((englishWeight) =>
     LEXICON_WEIGHTS.map((lexiconWeight) => {
@@ -79,7 +82,7 @@ function tuneMix(readings: readonly SegmentReading[][], gold: readonly ClassInde
     }),
   );
   for (const g of grid) console.log(`[train] English weight ${g.englishWeight.toFixed(2)}, lexicon weight ${g.lexiconWeight.toFixed(2)}: validation macro-recall ${g.macro_recall.toFixed(4)} (cuts ${g.cuts.negative}, ${g.cuts.positive})`);
-  return { best: grid.reduce((a, b) => (b.macro_recall > a.macro_recall + 1e-12 ? b : a)), grid };
+  return { best: bestOf(grid), grid };
 }
 
 async function main(): Promise<void> {
@@ -152,7 +155,7 @@ async function main(): Promise<void> {
           messages: inEnglish.length,
           englishWeights: ENGLISH_WEIGHTS,
           macro_recall: round(english.best.macro_recall),
-          e5_only_macro_recall: round(english.grid.filter((g) => g.englishWeight === 0).reduce((a, b) => (b.macro_recall > a.macro_recall + 1e-12 ? b : a)).macro_recall),
+          e5_only_macro_recall: round(bestOf(english.grid.filter((g) => g.englishWeight === 0)).macro_recall),
           used: !!useEnglish,
         }
       : null,

@@ -57,10 +57,9 @@ export interface SentimentModel extends LinearModel {
   tuning: Record<string, unknown>;
 }
 
-const isLinear = (m: LinearModel, dims?: number) =>
+const isLinear = (m: LinearModel) =>
   m.weights?.length === 3 &&
   m.weights[0]?.length > 0 &&
-  (dims === undefined || m.weights[0].length === dims) &&
   m.weights.every((w) => w.length === m.weights[0].length && w.every(Number.isFinite)) &&
   m.bias?.length === 3 &&
   m.bias.every(Number.isFinite);
