@@ -9,7 +9,7 @@ import { loadServicesConfig, positiveEnv } from '../activities/config';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../activities/evaluation/use-cases';
 import { createChatGateway } from '../activities/models/chat';
 import { createEmbedder, createEnglishEncoder } from '../activities/models/embeddings';
-import { localModel } from '../activities/sentiment/local-engine';
+import { englishEncoderFor, localModel } from '../activities/sentiment/local-engine';
 import { ApiKeyStore } from '../activities/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
 import { ensureCollections } from '../activities/weaviate/collections';
@@ -52,9 +52,9 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   const english = createEnglishEncoder(config);
   const reads = new ReadRunner({ weaviate, embedder: createEmbedder(config.embeddings), english, log: readLog });
   const chat = createChatGateway(config.chat);
-  const sentimentEncoder = chat.engine === 'local' ? localModel().english?.encoder : undefined;
-  if (sentimentEncoder && english?.model !== sentimentEncoder) {
-    logger.warn({ encoder: sentimentEncoder }, 'the sentiment model reads English messages with an English encoder that is not configured (TAG_EMBEDDINGS_URL): they are scored with E5 and the lexicon alone');
+  const sentimentModel = chat.engine === 'local' ? localModel() : undefined;
+  if (sentimentModel?.english && !englishEncoderFor(english, sentimentModel)) {
+    logger.warn({ encoder: sentimentModel.english.encoder }, 'the sentiment model reads English messages with an English encoder that is not configured (TAG_EMBEDDINGS_URL): they are scored with E5 and the lexicon alone');
   }
   const useCases = new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR);
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');

@@ -27,7 +27,7 @@ import { Command } from 'commander';
 import { loadServicesConfig } from '../activities/config';
 import { createEmbedder, createEnglishEncoder } from '../activities/models/embeddings';
 import { predict, train, TRAIN_DEFAULTS } from '../activities/sentiment/classifier';
-import { localModel, type Mix, rawValue, scoreReadings, type SegmentReading } from '../activities/sentiment/local-engine';
+import { englishEncoderFor, localModel, type Mix, rawValue, scoreReadings, type SegmentReading } from '../activities/sentiment/local-engine';
 import { labelFor, polarityOf } from '../activities/sentiment/levels';
 import { standardization } from '../activities/tags/model';
 import { SENTIMENT_LABELS } from '../api/schemas/sentiment';
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   const model = localModel();
   const config = loadServicesConfig();
   const encoders: Encoders = { embedder: createEmbedder(config.embeddings), english: createEnglishEncoder(config) };
-  if (model.english && encoders.english?.model !== model.english.encoder) throw new Error(`the model reads English messages with ${model.english.encoder}; configure it (TAG_EMBEDDINGS_URL, TAG_EMBEDDINGS_MODEL) to measure what the API answers`);
+  if (model.english && !englishEncoderFor(encoders.english, model)) throw new Error(`the model reads English messages with ${model.english.encoder}; configure it (TAG_EMBEDDINGS_URL, TAG_EMBEDDINGS_MODEL) to measure what the API answers`);
 
   const sets = { validation: loadTweetEval(root, 'val'), test: loadTweetEval(root, 'test') };
   const airline = loadAirline(root);

@@ -102,13 +102,13 @@ async function main(): Promise<void> {
 
   const validation = loadTweetEval(resolveDatasets(o.datasets), 'val');
   const gold = validation.map((v) => v.label);
-  const unset = { lexiconWeight: 0, englishWeight: 0, cuts: { negative: 0, positive: 0 } };
+  const unset = { lexiconWeight: 0, cuts: { negative: 0, positive: 0 } };
   const provisional: SentimentModel = {
     format: 1,
     embeddingModel: config.embeddings.model,
     ...linear,
     ...unset,
-    ...(englishLinear && { english: { encoder: encoders.english!.model, ...englishLinear, ...unset } }),
+    ...(englishLinear && { english: { encoder: encoders.english!.model, ...englishLinear, ...unset, englishWeight: 0 } }),
     training: {},
     tuning: {},
   };

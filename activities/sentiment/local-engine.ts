@@ -182,9 +182,9 @@ export interface SentimentInput {
   language: string;
 }
 
-/** The English encoder when it is the one `model`'s English reading was trained on, else undefined. */
-function englishEncoderFor(deps: LocalDeps, model: SentimentModel): Embedder | undefined {
-  return model.english && deps.english?.model === model.english.encoder ? deps.english : undefined;
+/** `english` when it is the encoder `model`'s English reading was trained on, else undefined (English is then read by E5 alone). */
+export function englishEncoderFor(english: Embedder | undefined, model: SentimentModel): Embedder | undefined {
+  return model.english && english?.model === model.english.encoder ? english : undefined;
 }
 
 /** P(positive) - P(negative) of a linear model's reading of a vector. */
@@ -206,7 +206,7 @@ export async function readMessages(
 ): Promise<SegmentReading[][]> {
   const perMessage = inputs.map((input) => segments(cleanMessage(input.message)));
   const texts = perMessage.flat();
-  const encoder = englishEncoderFor(deps, model);
+  const encoder = englishEncoderFor(deps.english, model);
   const inEnglish = encoder ? perMessage.flatMap((segs, m) => (inputs[m].language === 'en' ? segs : [])) : [];
   const started = performance.now();
   const embed = (embedder: Embedder, batch: string[]) => (batch.length ? embedder.embed({ texts: batch, inputType: 'query', tenant: deps.tenant, signal: deps.signal }) : Promise.resolve([]));

@@ -18,6 +18,7 @@ const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
 
 interface ComposeService {
   image: string;
+  entrypoint?: string[];
   command?: string | string[];
   environment?: Record<string, string | number | boolean | null> | string[];
   volumes?: string[];
@@ -56,7 +57,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('pins the versions the launcher provisions', () => {
-    const temporalBuild = (service('temporal') as ComposeService & { entrypoint: string[] }).entrypoint.join(' ');
+    const temporalBuild = (service('temporal').entrypoint ?? []).join(' ');
     const built = `temporal-${VERSIONS.temporal}-sqlite-${VERSIONS.temporalSqlite}`;
     assert.ok(temporalBuild.includes(`go build -mod=readonly`) && temporalBuild.includes(`-o /go/bin/${built} `), 'compose builds the Temporal CLI as the launcher does');
     assert.ok(temporalBuild.includes(`temporalcli.Version=${VERSIONS.temporal.slice(1)}`) && temporalBuild.includes(`exec /go/bin/${built} `), 'compose runs the build it made');
