@@ -1,7 +1,7 @@
 /**
  * Turns errors of the services activities talk to into Temporal failures with stable types,
  * which api/temporal-errors.ts maps to HTTP: DependencyTimeout → 504, DependencyUnavailable → 503,
- * InvalidInput → 400, NotFound → 404. Transient failures stay retryable; the activity's retry
+ * InvalidInput and InputTooCostly → 400, NotFound → 404. Transient failures stay retryable; the activity's retry
  * policy bounds them. The messages are written here and name only the kind of service: a
  * dependency's own error text never reaches a client.
  */
@@ -13,6 +13,8 @@ export const FAILURE_TYPES = {
   unavailable: 'DependencyUnavailable',
   invalid: 'InvalidInput',
   notFound: 'NotFound',
+  /** One input took longer than its CPU budget (activities/cpu/pool.ts); not retried. */
+  tooCostly: 'InputTooCostly',
 } as const;
 
 const TIMEOUT_NAMES = new Set(['WeaviateRequestTimeoutError', 'TimeoutError', 'AbortError']);

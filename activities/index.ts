@@ -4,6 +4,7 @@
 import { Context } from '@temporalio/activity';
 import type { WeaviateClient } from 'weaviate-client';
 import { classified } from './failures';
+import type { CpuPool } from './cpu/pool';
 import type { ChatGateway } from './models/chat';
 import type { Embedder } from './models/embeddings';
 import * as evaluation from './evaluation/grade';
@@ -21,6 +22,8 @@ export interface ActivityDeps {
   chat: ChatGateway;
   /** Use cases of batch evaluation (the API resolves them itself for evaluate). */
   useCases: UseCaseStore;
+  /** Threads for the CPU-heavy work on tenant text (grading, redaction), off the event loop. */
+  cpu: CpuPool;
 }
 
 /** Binds an activity body to the shared clients and the current activity's cancellation signal. */

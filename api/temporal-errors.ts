@@ -15,6 +15,8 @@ const BY_TYPE: Record<string, (message: string) => ApiError> = {
   DependencyUnavailable: (m) => new ApiError(503, m),
   InvalidInput: (m) => new ApiError(400, m),
   NotFound: (m) => new ApiError(404, m),
+  // One input took longer than its CPU budget in the worker (activities/cpu/pool.ts).
+  InputTooCostly: (m) => new ApiError(400, m),
   // The model answered, but not in the shape asked for, after the retries (activities/ask/model-engine.ts).
   ModelOutputInvalid: (m) => new ApiError(503, m),
 };

@@ -8,6 +8,8 @@ import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../activities/evaluation/us
 import path from 'node:path';
 import { createEmbedder, createEnglishEncoder, withVectorCache } from '../activities/models/embeddings';
 import { connectWeaviate } from '../activities/weaviate/client';
+import { createCpuPool } from '../activities/cpu/pool';
+import { positiveEnv } from '../activities/config';
 
 /** English vectors a worker keeps between tag trainings: a tenant at the training cap (TAG_TRAINING.maxCases), about 80 MB. */
 const ENGLISH_VECTORS_CACHED = 50_000;
@@ -20,5 +22,6 @@ export function createActivityDeps(config: ServicesConfig, env: NodeJS.ProcessEn
     english: englishEncoder && withVectorCache(englishEncoder, { maxEntries: ENGLISH_VECTORS_CACHED }),
     chat: createChatGateway(config.chat),
     useCases: new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR),
+    cpu: createCpuPool({ threads: positiveEnv(env, 'WORKER_CPU_THREADS', 2), budgetMs: positiveEnv(env, 'WORKER_CPU_BUDGET_MS', 30_000) }),
   };
 }

@@ -1,14 +1,15 @@
 /**
- * Creates the worker: all workflows and the search activities on the task queue, the ingestion
- * activities on the ingestion task queue next to it (workflows/constants.ts), each with its own
- * activity slots, and concurrency bounded for a small machine (the embedding server does the heavy
- * lifting on the same cores). A long upload therefore never holds the slots searches need.
+ * Creates the worker: all workflows and the short activities on the task queue, the ingestion
+ * activities and the grading activities each on a task queue next to it (workflows/constants.ts),
+ * each with its own activity slots, and concurrency bounded for a small machine (the embedding
+ * server does the heavy lifting on the same cores). A long upload or a large grading therefore
+ * never holds the slots other work needs; grading's CPU work runs on threads (activities/cpu).
  */
 import { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { positiveEnv, type ServicesConfig } from '../activities/config';
 import { ensureCollections } from '../activities/weaviate/collections';
-import { ingestionTaskQueue } from '../workflows/constants';
+import { gradingTaskQueue, ingestionTaskQueue } from '../workflows/constants';
 import { createActivityDeps } from './deps';
 
 export interface CreateWorkerOptions {
@@ -19,7 +20,7 @@ export interface CreateWorkerOptions {
   taskQueue?: string;
 }
 
-/** The two Temporal workers of one process, run and stopped together. */
+/** The Temporal workers of one process (one per task queue), run and stopped together. */
 export interface SupportWorker {
   run(): Promise<void>;
   shutdown(): void;
@@ -47,7 +48,14 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
     activities,
     maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_INGEST_ACTIVITIES', 2),
   });
-  const workers = [main, ingestion];
+  const grading = await Worker.create({
+    connection: o.connection,
+    namespace: o.config.temporal.namespace,
+    taskQueue: gradingTaskQueue(taskQueue),
+    activities,
+    maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_GRADING_ACTIVITIES', 8),
+  });
+  const workers = [main, ingestion, grading];
   const stopRunning = () => {
     for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
   };
@@ -55,6 +63,7 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
     async run() {
       // When one stops or fails, the other is stopped too; the first failure is reported.
       const results = await Promise.allSettled(workers.map((w) => w.run().finally(stopRunning)));
+      await deps.cpu.close();
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     },

@@ -13,6 +13,13 @@ export const DEFAULT_TASK_QUEUE = 'support-ai';
  */
 export const ingestionTaskQueue = (taskQueue: string) => `${taskQueue}-ingestion`;
 
+/**
+ * Grading (evaluate and batch evaluation) runs on a task queue of its own too: its activities wait
+ * for the worker's CPU threads, and must never hold the slots that storing answers or training
+ * tags need.
+ */
+export const gradingTaskQueue = (taskQueue: string) => `${taskQueue}-grading`;
+
 /** The Operation search attribute and the first part of every workflow id. */
 export const OPERATIONS = {
   upsertArticles: 'articles-upsert',

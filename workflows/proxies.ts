@@ -4,9 +4,9 @@
  */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { ingestionTaskQueue } from './constants';
+import { gradingTaskQueue, ingestionTaskQueue } from './constants';
 
-const NON_RETRYABLE = ['InvalidInput', 'NotFound'];
+const NON_RETRYABLE = ['InvalidInput', 'NotFound', 'InputTooCostly'];
 
 /**
  * Writes to Weaviate with embeddings: minutes of work per batch, heartbeating per group. They run
@@ -31,11 +31,6 @@ export const sessionStore = proxyActivities<Activities>({
 });
 
 /**
- * Grading one output: a model call per 20 rules (or the built-in judge, instant). An attempt may
- * take 3 minutes; three attempts, so a stalled model ends in a timeout (504) well before the
- * request's deadline would, unless the client asked for a shorter one (408).
- */
-/**
  * Batch evaluation: planning an import file, grading a chunk of its records (a few hundred
  * gradings; heartbeats per record), the retention purge. A silent attempt is retried after 30
  * seconds; five attempts, each skipping what the previous ones stored.
@@ -46,7 +41,18 @@ export const batch = proxyActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
+/**
+ * Grading one output: a model call per 20 rules, or the built-in judge on a CPU thread of the
+ * worker (activities/cpu). An attempt may take 3 minutes; three attempts, so a stalled model ends
+ * in a timeout (504) well before the request's deadline would, unless the client asked for a
+ * shorter one (408). It runs on the grading task queue with slots of its own, and heartbeats while
+ * it waits, so a terminated workflow stops its thread within seconds.
+ */
 export const grading = proxyActivities<Activities>({
+  get taskQueue() {
+    return gradingTaskQueue(workflowInfo().taskQueue);
+  },
   startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
 });

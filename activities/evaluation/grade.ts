@@ -1,10 +1,12 @@
 /**
  * The `gradeOutput` activity: the model judge when a chat model is configured, else the
- * built-in judge. Both return the same Grading, ordered critical failures first.
+ * built-in judge, on one of the worker's CPU threads. Both return the same Grading, ordered
+ * critical failures first.
  */
 import type { Rule } from '../../api/schemas/evaluation';
+import type { CpuPool } from '../cpu/pool';
 import type { ChatGateway } from '../models/chat';
-import { gradeWithBuiltinJudge } from './builtin-judge';
+import { heartbeating } from '../progress';
 import { gradeWithModel } from './model-judge';
 import type { Grading } from './results';
 
@@ -14,7 +16,9 @@ export interface GradeInput {
   rules: Rule[];
 }
 
-export async function gradeOutput(deps: { chat: ChatGateway; signal?: AbortSignal }, input: GradeInput): Promise<Grading> {
-  if (deps.chat.complete) return gradeWithModel({ chat: deps.chat, ...input, signal: deps.signal });
-  return gradeWithBuiltinJudge(input);
+export async function gradeOutput(deps: { chat: ChatGateway; cpu: CpuPool; signal?: AbortSignal }, input: GradeInput): Promise<Grading> {
+  const work = deps.chat.complete
+    ? gradeWithModel({ chat: deps.chat, ...input, signal: deps.signal })
+    : deps.cpu.run({ task: 'gradeBuiltin', input, signal: deps.signal });
+  return heartbeating(work, { phase: 'grading', rules: input.rules.length, outputChars: input.output.length });
 }

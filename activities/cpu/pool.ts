@@ -1,0 +1,79 @@
+/**
+ * The worker's CPU threads (piscina): the work of tasks.ts runs there, never on the worker's event
+ * loop. Each task gets a budget that starts when a thread takes it up (waiting for a free thread
+ * does not count); past it, or when the activity is cancelled (the workflow was terminated, the
+ * attempt timed out), the thread running it is terminated, which really stops the work, and a new
+ * thread takes its place. A task past its budget fails with `InputTooCostly`, not retried.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { Piscina } from 'piscina';
+import { FAILURE_TYPES } from '../failures';
+import type { CpuTasks } from './tasks';
+
+export type CpuTaskName = keyof CpuTasks;
+
+export interface CpuPool {
+  run<N extends CpuTaskName>(o: { task: N; input: Parameters<CpuTasks[N]>[0]; signal?: AbortSignal }): Promise<ReturnType<CpuTasks[N]>>;
+  close(): Promise<void>;
+}
+
+export interface CpuPoolOptions {
+  /** Threads, so tasks run at once. */
+  threads: number;
+  /** Time one task may run on its thread. */
+  budgetMs: number;
+}
+
+/** Under ts-node the threads load the TypeScript sources the same way the process does. */
+const tsExecArgv = () => (__filename.endsWith('.ts') ? ['--require', 'ts-node/register/transpile-only'] : []);
+
+export function createCpuPool(o: CpuPoolOptions): CpuPool {
+  const pool = new Piscina({
+    filename: require.resolve('./tasks'),
+    // Loaded when a thread starts; every run names its task.
+    name: 'gradeBuiltin' satisfies CpuTaskName,
+    minThreads: 0,
+    maxThreads: o.threads,
+    idleTimeout: 60_000,
+    execArgv: [...process.execArgv, ...tsExecArgv()],
+  });
+  // Tasks wait here, in order, for a thread, so the budget counts only the time on a thread.
+  const waiting: (() => void)[] = [];
+  let running = 0;
+  const acquire = () =>
+    running < o.threads ? Promise.resolve(void (running += 1)) : new Promise<void>((resolve) => waiting.push(resolve));
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  };
+
+  return {
+    async run({ task, input, signal }) {
+      signal?.throwIfAborted();
+      await acquire();
+      try {
+        signal?.throwIfAborted();
+        const budget = AbortSignal.timeout(o.budgetMs);
+        try {
+          return await pool.run(input, { name: task, signal: signal ? AbortSignal.any([signal, budget]) : budget });
+        } catch (err) {
+          if (budget.aborted && !signal?.aborted) throw overBudget(task, o.budgetMs);
+          throw err;
+        }
+      } finally {
+        release();
+      }
+    },
+    close: () => pool.destroy(),
+  };
+}
+
+function overBudget(task: CpuTaskName, budgetMs: number): ApplicationFailure {
+  const what = task === 'gradeBuiltin' ? 'grading this output' : 'redacting this record';
+  return ApplicationFailure.create({
+    type: FAILURE_TYPES.tooCostly,
+    message: `${what} took longer than its budget of ${budgetMs / 1000} s and was stopped; send a shorter input`,
+    nonRetryable: true,
+  });
+}
