@@ -15,6 +15,7 @@ import { SharedWindowCounter } from './rate-limiter';
 import { requestContext } from './middlewares/request-context';
 import type { Logger } from './logger';
 import type { ReadinessReport } from './readiness';
+import type { DependencyHealth } from './dependency-health';
 import { createRouter } from './routes';
 import type { ReadRunner } from './read-path';
 import type { WorkflowRunner } from './workflow-runner';
@@ -51,6 +52,8 @@ export interface AppDeps {
   reads: ReadRunner;
   verifier: KeyVerifier;
   readiness: () => Promise<ReadinessReport>;
+  /** Which dependencies are up (circuit breakers): requests that need one that is down answer 503 at once. */
+  health?: DependencyHealth;
   logger: Logger;
   limits?: Partial<ApiLimits>;
   /** Request counts per minute, shared across instances when it has a store; else per instance. */
@@ -77,6 +80,7 @@ export function createApp(deps: AppDeps): Koa {
     tagTraining: deps.tagTraining,
     verifier: deps.verifier,
     readiness: deps.readiness,
+    health: deps.health,
     limits,
     rateCounter,
   });

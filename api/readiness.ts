@@ -6,7 +6,7 @@
  * must give the same vector, since queries embedded by one are compared with passages embedded by
  * the other, and a mismatch would silently mix vector spaces.
  */
-import type { Client } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import type { WeaviateClient } from 'weaviate-client';
 import type { ServicesConfig } from '../activities/config';
 import { cosine } from '../activities/models/embeddings';
@@ -71,16 +71,25 @@ export async function checkEmbeddingServers(config: Pick<ServicesConfig, 'embedd
   }
 }
 
-export function createReadiness(deps: { temporal: Client; weaviate: () => Promise<WeaviateClient>; config: ServicesConfig; chat: ChatGateway }) {
+/**
+ * One probe per dependency, shared by /readyz and the circuit breakers (dependency-health.ts).
+ * Temporal is probed through a connection without the client's retries, so a stopped server is
+ * reported at once rather than after 20 s of reconnection attempts.
+ */
+export function dependencyProbes(deps: { temporalProbe: Connection; weaviate: () => Promise<WeaviateClient>; config: ServicesConfig }) {
+  return {
+    temporal: () => deps.temporalProbe.withDeadline(Date.now() + 2000, () => deps.temporalProbe.workflowService.getSystemInfo({})),
+    weaviate: async () => {
+      if (!(await (await deps.weaviate()).isReady())) throw new Error('not ready');
+    },
+    // Both lanes' servers, when a second one serves short queries (activities/models/embeddings.ts).
+    embeddings: () => checkEmbeddingServers(deps.config),
+  };
+}
+
+export function createReadiness(deps: { probes: ReturnType<typeof dependencyProbes>; chat: ChatGateway }) {
   return async function readiness(): Promise<ReadinessReport> {
-    const [temporal, weaviate, embeddings] = await Promise.all([
-      probe(() => deps.temporal.workflowService.getSystemInfo({})),
-      probe(async () => {
-        if (!(await (await deps.weaviate()).isReady())) throw new Error('not ready');
-      }),
-      // Both lanes' servers, when a second one serves short queries (activities/models/embeddings.ts).
-      probe(() => checkEmbeddingServers(deps.config)),
-    ]);
+    const [temporal, weaviate, embeddings] = await Promise.all([probe(deps.probes.temporal), probe(deps.probes.weaviate), probe(deps.probes.embeddings)]);
     return {
       ready: temporal.ready && weaviate.ready && embeddings.ready,
       dependencies: { temporal, weaviate, embeddings },

@@ -19,12 +19,13 @@ import { AskSessions } from './ask-sessions';
 import { listen } from './http-server';
 import { loadApiLimits, loadTagTrainerTiming } from './config';
 import { logger } from './logger';
-import { cachedVerifier } from './middlewares/auth';
+import { cachedVerifier, failFastVerifier } from './middlewares/auth';
+import { DependencyHealth } from './dependency-health';
 import { ensureRetentionSchedule } from './eval-batches';
 import { SharedWindowCounter } from './rate-limiter';
 import { ReadLog } from './read-log';
 import { ReadRunner } from './read-path';
-import { createReadiness } from './readiness';
+import { createReadiness, dependencyProbes } from './readiness';
 import { WorkflowRunner } from './workflow-runner';
 
 export async function startServer(env = process.env): Promise<{ server: Server; close(): Promise<void> }> {
@@ -56,6 +57,10 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   if (sentimentModel?.english && !englishEncoderFor(english, sentimentModel)) {
     logger.warn({ encoder: sentimentModel.english.encoder }, 'the sentiment model reads English messages with an English encoder that is not configured (TAG_EMBEDDINGS_URL): they are scored with E5 and the lexicon alone');
   }
+  // Circuit breakers: each dependency probed every 500 ms, so requests fail fast while one is down.
+  const temporalProbe = Connection.lazy({ address: config.temporal.address, interceptors: [] });
+  const probes = dependencyProbes({ temporalProbe, weaviate, config });
+  const health = new DependencyHealth({ probes, logger }).start();
   const useCases = new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR);
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({
@@ -65,8 +70,9 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
     useCases,
     reads,
-    verifier: cachedVerifier(new ApiKeyStore(weaviate), Number(env.KEY_CACHE_TTL_MS ?? 10_000)),
-    readiness: createReadiness({ temporal, weaviate, config, chat }),
+    verifier: cachedVerifier(failFastVerifier(new ApiKeyStore(weaviate), health), Number(env.KEY_CACHE_TTL_MS ?? 10_000)),
+    readiness: createReadiness({ probes, chat }),
+    health,
     logger,
     limits: loadApiLimits(env),
     rateCounter,
@@ -81,7 +87,9 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
       rateCounter.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await readLog.stop();
+      await health.stop();
       await connection.close();
+      await temporalProbe.close();
       await closeWeaviate();
     },
   };

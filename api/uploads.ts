@@ -87,6 +87,7 @@ export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
         input: { ...o.extra, tenant: o.tenant, [o.field]: batch },
         attachToRunning: true,
         requestId: o.requestId,
+        deadline: o.deadline,
       }),
     );
   }

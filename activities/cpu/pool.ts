@@ -25,7 +25,7 @@ export interface CpuPoolOptions {
 }
 
 /** Under ts-node the threads load the TypeScript sources the same way the process does. */
-const tsExecArgv = () => (__filename.endsWith('.ts') ? ['--require', 'ts-node/register/transpile-only'] : []);
+const tsExecArgv = () => (__filename.endsWith('.ts') ? ['--require', require.resolve('ts-node/register/transpile-only')] : []);
 
 export function createCpuPool(o: CpuPoolOptions): CpuPool {
   const pool = new Piscina({

@@ -1,7 +1,8 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { ApiKeyRecord } from '../../activities/weaviate/api-keys';
-import { badRequest, forbidden, unauthenticated, unavailable } from '../errors';
+import { ApiError, badRequest, forbidden, requestTimeout, unauthenticated, unavailable } from '../errors';
 import type { Scope } from '../scopes';
+import type { DependencyHealth } from '../dependency-health';
 
 export interface KeyVerifier {
   verify(key: string): Promise<ApiKeyRecord | undefined>;
@@ -13,6 +14,18 @@ export interface AuthState {
   keyId: string;
   tenant: string;
   scopes: string[];
+}
+
+/**
+ * The key store as requests see it: while its store (Weaviate) is known down, a look-up answers
+ * 503 at once instead of waiting for the store's client to give up (cached keys still work).
+ */
+export function failFastVerifier(store: KeyVerifier, health: DependencyHealth): KeyVerifier {
+  const up = () => health.requireUp(['weaviate']);
+  return {
+    verify: async (key) => (up(), store.verify(key)),
+    businessTenant: async (id) => (up(), store.businessTenant(id)),
+  };
 }
 
 /** Caches key look-ups briefly: a revoked key stops working within `ttlMs` on every instance. */
@@ -34,14 +47,34 @@ export function cachedVerifier(store: KeyVerifier, ttlMs = 10_000): KeyVerifier 
   };
 }
 
-/** Authorization: Bearer <key> → ctx.state.auth, or 401. */
-export function authenticate(verifier: KeyVerifier): Middleware {
+/** A failed look-up is a 503: the fail-fast store's own (with Retry-After), or ours; never the store's text. */
+function keyStoreFailure(err: unknown): never {
+  if (err instanceof ApiError && err.code === 503) throw err;
+  throw unavailable('the key store is unavailable; try again shortly');
+}
+
+/** Rejects with 408 when `deadline` (epoch ms) passes before `lookup` answers. */
+async function withinDeadline<T>(lookup: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(requestTimeout('the API key could not be checked before the request deadline')), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([lookup, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Authorization: Bearer <key> → ctx.state.auth, or 401. The look-up is bounded by the request's
+ * deadline (`deadlineOf`): a key store that stops answering gives 408 at the deadline, never later.
+ */
+export function authenticate(verifier: KeyVerifier, deadlineOf: (ctx: Context) => number): Middleware {
   return async function authenticateMiddleware(ctx, next) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
     if (!match) throw unauthenticated('missing Authorization: Bearer <API key> header');
-    const record = await verifier.verify(match[1]).catch(() => {
-      throw unavailable('the key store is unavailable; try again shortly');
-    });
+    const record = await withinDeadline(verifier.verify(match[1]).catch(keyStoreFailure), deadlineOf(ctx));
     if (!record) throw unauthenticated('invalid or revoked API key');
     ctx.state.auth = { keyId: record.keyId, tenant: record.tenant, scopes: record.scopes } satisfies AuthState;
     await next();
@@ -66,9 +99,7 @@ export function requireBusiness(verifier: KeyVerifier): Middleware {
     const owner =
       businessId === auth.tenant
         ? auth.tenant
-        : await verifier.businessTenant(businessId).catch(() => {
-            throw unavailable('the key store is unavailable; try again shortly');
-          });
+        : await withinDeadline(verifier.businessTenant(businessId).catch(keyStoreFailure), ctx.state.deadline);
     if (owner !== auth.tenant) throw forbidden(`business ${businessId} does not belong to this API key's tenant`);
     await next();
   };

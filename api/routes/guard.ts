@@ -1,15 +1,19 @@
 /**
- * The middleware chain every operation runs before its handler, in order: authenticate the key,
- * check the operation's scope, apply the key's rate limit, set the deadline, validate the input,
+ * The middleware chain every operation runs before its handler, in order: answer 503 at once when
+ * a dependency the operation needs is known down (dependency-health.ts), authenticate the key,
+ * check the operation's scope, apply the key's rate limit, set the deadline, run the route's own
+ * checks (an article search's business id, bounded by the deadline), validate the input,
  * and for searches wait for the tenant's turn (fair-admission.ts; one queue per app).
  */
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type { ApiLimits } from '../app';
 import { KeyVerifier, authenticate, requireScope } from '../middlewares/auth';
-import { deadline } from '../middlewares/deadline';
+import { deadline, earlyDeadline } from '../middlewares/deadline';
 import { validate } from '../middlewares/validate';
 import type { Operation } from '../schemas/operations';
+import type { DependencyHealth, DependencyName } from '../dependency-health';
+import { dependenciesUp } from '../middlewares/dependencies';
 
 export type DeadlineKind = keyof ApiLimits['deadlines'];
 
@@ -19,15 +23,38 @@ export interface GuardDeps {
   rateLimiter: Middleware;
   /** Fair admission of searches: one queue per app (fair-admission.ts). */
   searchAdmission: Middleware;
+  /** Which dependencies are up; without it every request goes ahead. */
+  health?: DependencyHealth;
 }
+
+/**
+ * What each operation cannot answer without, beyond the key store (checked by the key look-up
+ * itself, and only when the key is not cached). Summary needs nothing more: a summary of the text
+ * sent is computed in this process.
+ */
+const NEEDS: Record<string, readonly DependencyName[]> = {
+  ask: ['temporal', 'weaviate', 'embeddings'],
+  summarize: [],
+  sendFeedback: ['temporal', 'weaviate'],
+  tagConversation: ['weaviate', 'embeddings'],
+  analyzeSentiment: ['embeddings'],
+  uploadArticles: ['temporal', 'weaviate', 'embeddings'],
+  deleteArticles: ['temporal', 'weaviate'],
+  uploadCases: ['temporal', 'weaviate', 'embeddings'],
+  uploadIncident: ['temporal', 'weaviate', 'embeddings'],
+  searchCases: ['weaviate', 'embeddings'],
+  searchArticles: ['weaviate', 'embeddings'],
+  evaluateOutput: ['temporal'],
+};
 
 export function guard(deps: GuardDeps, op: Operation, deadlineKind: DeadlineKind, ...extra: Middleware[]): Middleware {
   return compose([
-    authenticate(deps.verifier),
+    ...(deps.health ? [dependenciesUp(deps.health, NEEDS[op.operationId] ?? ['temporal', 'weaviate', 'embeddings'])] : []),
+    authenticate(deps.verifier, (ctx) => earlyDeadline(ctx, deps.limits.deadlines[deadlineKind])),
     requireScope(op.scope),
     deps.rateLimiter,
-    ...extra,
     deadline(deps.limits.deadlines[deadlineKind]),
+    ...extra,
     validate(op) as Middleware,
     ...(deadlineKind === 'search' ? [deps.searchAdmission] : []),
   ]);

@@ -1,0 +1,117 @@
+/**
+ * Whether each dependency is up, known without waiting on it: a circuit breaker per dependency
+ * (Temporal, Weaviate, the embedding servers). A probe runs in the background every `intervalMs`
+ * (the same probes as /readyz); a dependency that refuses connections, or fails `failuresToOpen`
+ * probes in a row, is marked down at once, and up again at its first answered probe. Requests that
+ * need a dependency that is down answer 503 with `Retry-After` before doing any work
+ * (`requireUp`), instead of waiting for the client libraries' own reconnection attempts, which take
+ * 20 s and more. A request that was already running keeps its deadline (408).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from './logger';
+import { ApiError } from './errors';
+
+export type DependencyName = 'temporal' | 'weaviate' | 'embeddings';
+
+/** Words a client may read for each dependency (never the dependency's own error text). */
+const DESCRIPTIONS: Record<DependencyName, string> = {
+  temporal: 'the workflow service',
+  weaviate: 'the vector store',
+  embeddings: 'the embedding service',
+};
+
+export interface DependencyHealthOptions {
+  probes: Record<DependencyName, () => Promise<unknown>>;
+  logger?: Logger;
+  /** Time between probes of one dependency. */
+  intervalMs?: number;
+  /** Time one probe may take before it counts as failed. */
+  probeTimeoutMs?: number;
+  /** Failed probes in a row (timeouts, errors other than a refused connection) that mark it down. */
+  failuresToOpen?: number;
+  /** Seconds a client is asked to wait (Retry-After). */
+  retryAfterS?: number;
+}
+
+interface State {
+  up: boolean;
+  failures: number;
+  since: number;
+}
+
+/** A refused or reset connection says at once that nothing is listening. */
+function refused(err: unknown): boolean {
+  for (let e: any = err, n = 0; e && n < 6; e = e.cause, n++) {
+    if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(e.code)) return true;
+    if (/ECONNREFUSED|Connection refused|UNAVAILABLE: No connection established/i.test(String(e.message ?? ''))) return true;
+  }
+  return false;
+}
+
+export class DependencyHealth {
+  private readonly state = new Map<DependencyName, State>();
+  private stopped = false;
+  private readonly loops: Promise<void>[] = [];
+
+  constructor(private readonly o: DependencyHealthOptions) {
+    for (const name of Object.keys(o.probes) as DependencyName[]) this.state.set(name, { up: true, failures: 0, since: Date.now() });
+  }
+
+  /** Starts probing every dependency in the background. */
+  start(): this {
+    for (const name of this.state.keys()) this.loops.push(this.probeLoop(name));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.loops);
+  }
+
+  isUp(name: DependencyName): boolean {
+    return this.state.get(name)?.up ?? true;
+  }
+
+  /** 503 with Retry-After when one of `names` is down; nothing otherwise. */
+  requireUp(names: readonly DependencyName[]): void {
+    const down = names.find((n) => !this.isUp(n));
+    if (down) throw this.unavailable(down);
+  }
+
+  unavailable(name: DependencyName): ApiError {
+    return new ApiError(503, `${DESCRIPTIONS[name]} is unavailable; try again shortly`, { 'Retry-After': String(this.o.retryAfterS ?? 5) });
+  }
+
+  private mark(name: DependencyName, up: boolean, err?: unknown): void {
+    const s = this.state.get(name)!;
+    s.failures = up ? 0 : s.failures;
+    if (s.up === up) return;
+    s.up = up;
+    s.since = Date.now();
+    if (up) this.o.logger?.info({ dependency: name }, 'dependency is up again');
+    else this.o.logger?.warn({ dependency: name, err: err && String((err as Error).message ?? err) }, 'dependency is down: requests that need it answer 503');
+  }
+
+  private async probeLoop(name: DependencyName): Promise<void> {
+    const interval = this.o.intervalMs ?? 500;
+    const timeout = this.o.probeTimeoutMs ?? 2000;
+    const failuresToOpen = this.o.failuresToOpen ?? 2;
+    while (!this.stopped) {
+      const started = Date.now();
+      try {
+        await Promise.race([
+          this.o.probes[name](),
+          sleep(timeout, undefined, { ref: false }).then(() => {
+            throw new Error(`no answer within ${timeout} ms`);
+          }),
+        ]);
+        this.mark(name, true);
+      } catch (err) {
+        const s = this.state.get(name)!;
+        s.failures += 1;
+        if (refused(err) || s.failures >= failuresToOpen) this.mark(name, false, err);
+      }
+      await sleep(Math.max(0, interval - (Date.now() - started)), undefined, { ref: false });
+    }
+  }
+}
