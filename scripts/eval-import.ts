@@ -12,12 +12,13 @@ import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { loadServicesConfig } from '../activities/config';
+import { readJsonlLines } from '../activities/evaluation/jsonl-lines';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../activities/evaluation/use-cases';
+import { terminalText } from '../activities/text/terminal-text';
 import { TENANT_PATTERN } from '../activities/weaviate/collections';
 import { evalBatchProgress, startEvalBatch } from '../api/eval-batches';
-import { parseLoggedCall } from '../api/schemas/logged-call';
+import { LINE_TOO_LONG, MAX_LINE_BYTES, parseLoggedCall } from '../api/schemas/logged-call';
 import type { EvalBatchTotals } from '../workflows/eval-batch';
 
 const SHOWN_PROBLEMS = 20;
@@ -27,18 +28,15 @@ function parseTenant(value: string): string {
   return value;
 }
 
-/** Checks every line; prints the first bad ones with their numbers. */
+/** Checks every line, streamed (a line too long to grade is skipped unread); prints the first bad ones with their numbers. */
 async function checkFile(file: string): Promise<{ valid: number; bad: number }> {
-  let line = 0;
   let valid = 0;
   let bad = 0;
-  const lines = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
-  for await (const text of lines) {
-    line += 1;
-    if (text.trim() === '') continue;
-    const parsed = parseLoggedCall(text);
+  for await (const read of readJsonlLines({ path: file, maxBytes: MAX_LINE_BYTES })) {
+    if ('text' in read && read.text.trim() === '') continue;
+    const parsed = 'text' in read ? parseLoggedCall(read.text) : { error: LINE_TOO_LONG };
     if ('record' in parsed) valid += 1;
-    else if (++bad <= SHOWN_PROBLEMS) console.error(`line ${line}: ${parsed.error} (skipped)`);
+    else if (++bad <= SHOWN_PROBLEMS) console.error(`line ${read.line}: ${terminalText(parsed.error)} (skipped)`);
   }
   if (bad > SHOWN_PROBLEMS) console.error(`… ${bad - SHOWN_PROBLEMS} more bad lines (skipped)`);
   return { valid, bad };
@@ -48,7 +46,7 @@ function describe(t: EvalBatchTotals): string {
   return [
     `${t.graded} graded, ${t.alreadyGraded} already graded before, ${t.invalid} bad lines, ${t.failed} not gradable, ${t.duplicates} repeated ids (${t.lines} lines)`,
     // Bad lines were listed before the start.
-    ...t.problems.filter((p) => p.kind !== 'invalid').slice(0, SHOWN_PROBLEMS).map((p) => `line ${p.line}: ${p.error}`),
+    ...t.problems.filter((p) => p.kind !== 'invalid').slice(0, SHOWN_PROBLEMS).map((p) => `line ${p.line}: ${terminalText(p.error)}`),
   ].join('\n');
 }
 
@@ -98,6 +96,6 @@ const program = new Command('eval:import')
   });
 
 program.parseAsync().catch((err) => {
-  console.error(`eval:import: ${err.message}`);
+  console.error(`eval:import: ${terminalText(String(err.message))}`);
   process.exitCode = 1;
 });

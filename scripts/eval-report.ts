@@ -8,6 +8,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildReport, renderHtml, renderMarkdown } from '../activities/evaluation/report';
+import { terminalText } from '../activities/text/terminal-text';
 import { TENANT_PATTERN } from '../activities/weaviate/collections';
 import { listResults } from '../activities/weaviate/eval-results';
 import { withWeaviate } from './operator-weaviate';
@@ -46,11 +47,11 @@ const program = new Command('eval:report')
       // The UMD build, inlined into the page (the package's exports do not list it; it sits beside the main file).
       const chartJs = fs.readFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), 'utf8');
       fs.writeFileSync(file, renderHtml(report, { chartJs }));
-      console.log(`HTML report: ${file}`);
+      console.log(`HTML report: ${terminalText(file)}`);
     }),
   );
 
 program.parseAsync().catch((err) => {
-  console.error(`eval:report: ${err.message}`);
+  console.error(`eval:report: ${terminalText(String(err.message))}`);
   process.exitCode = 1;
 });

@@ -4,6 +4,7 @@
  * material for fixing a knowledge base. It reads the Weaviate of a running stack, like `keys`.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { terminalJson, terminalText as t } from '../activities/text/terminal-text';
 import { type AnswerWithFeedback, listAnswersWithFeedback } from '../activities/weaviate/answers';
 import { TENANT_PATTERN } from '../activities/weaviate/collections';
 import { withWeaviate } from './operator-weaviate';
@@ -27,15 +28,18 @@ function parseLimit(value: string): number {
 
 const RATING = { 1: '+1', [-1]: '-1', 0: '  ' } as Record<number, string>;
 
-/** One answer as a few readable lines. */
+/** A stored text on one line, at most `max` characters: runs of whitespace as one space, controls escaped. */
+const oneLine = (text: string, max = Infinity) => t(text.replace(/\s+/g, ' ').slice(0, max));
+
+/** One answer as a few readable lines; every text from the tenant's data is escaped (activities/text/terminal-text.ts). */
 function describe(a: AnswerWithFeedback): string {
   const lines = [
-    `${new Date(a.createdAt).toISOString()}  ${a.responseType}  ${a.language}  answer ${a.answerId}  chat ${a.chatId}`,
-    `  Q: ${a.question}`,
-    ...(a.standalone !== a.question ? [`  searched as: ${a.standalone}`] : []),
-    `  A: ${a.answer.replace(/\s+/g, ' ').slice(0, 300)}`,
-    ...a.sources.map((s) => `  source: ${s.kind} ${s.id} ${s.url}`),
-    ...a.feedback.map((f) => `  feedback ${RATING[f.rating] ?? '  '} ${new Date(f.createdAt).toISOString()}: ${f.details.replace(/\s+/g, ' ')}`),
+    `${new Date(a.createdAt).toISOString()}  ${t(a.responseType)}  ${t(a.language)}  answer ${t(a.answerId)}  chat ${t(a.chatId)}`,
+    `  Q: ${t(a.question)}`,
+    ...(a.standalone !== a.question ? [`  searched as: ${t(a.standalone)}`] : []),
+    `  A: ${oneLine(a.answer, 300)}`,
+    ...a.sources.map((s) => `  source: ${t(s.kind)} ${t(s.id)} ${t(s.url)}`),
+    ...a.feedback.map((f) => `  feedback ${RATING[f.rating] ?? '  '} ${new Date(f.createdAt).toISOString()}: ${oneLine(f.details)}`),
   ];
   return lines.join('\n');
 }
@@ -50,13 +54,13 @@ const program = new Command('feedback')
   .action((o) =>
     withWeaviate(async (weaviate) => {
       const answers = await listAnswersWithFeedback({ weaviate }, { tenant: o.tenant, since: o.since, negativeOnly: o.negative, limit: o.limit });
-      if (o.json) for (const a of answers) console.log(JSON.stringify(a));
+      if (o.json) for (const a of answers) console.log(terminalJson(a));
       else if (answers.length === 0) console.log(`no answers for tenant ${o.tenant}${o.negative ? ' with negative feedback' : ''}`);
       else console.log(answers.map(describe).join('\n\n'));
     }),
   );
 
 program.parseAsync().catch((err) => {
-  console.error(`feedback: ${err.message}`);
+  console.error(`feedback: ${t(String(err.message))}`);
   process.exit(1);
 });

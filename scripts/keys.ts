@@ -4,6 +4,7 @@
  * WEAVIATE_API_KEY or else the key `npm start` keeps in DATA_DIR.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { terminalJson, terminalText as t } from '../activities/text/terminal-text';
 import { ApiKeyStore } from '../activities/weaviate/api-keys';
 import { SCOPES, isScope } from '../api/scopes';
 import { withWeaviate } from './operator-weaviate';
@@ -29,7 +30,7 @@ program
   .action((o) =>
     withStore(async (store) => {
       const { key, record } = await store.create({ tenant: o.tenant, scopes: o.scopes, name: o.name });
-      console.log(o.json ? JSON.stringify({ key, ...record }) : `key ${record.keyId} for tenant ${record.tenant} (${record.scopes.join(',')}):\n${key}`);
+      console.log(o.json ? terminalJson({ key, ...record }) : `key ${t(record.keyId)} for tenant ${t(record.tenant)} (${t(record.scopes.join(','))}):\n${key}`);
     }),
   );
 
@@ -41,7 +42,7 @@ program
     withStore(async (store) => {
       for (const k of await store.list(o.tenant)) {
         const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active';
-        console.log(`${k.keyId}  ${k.tenant}  ${k.scopes.join(',')}  ${state}  ${new Date(k.createdAt).toISOString()}  ${k.name}`);
+        console.log(`${t(k.keyId)}  ${t(k.tenant)}  ${t(k.scopes.join(','))}  ${state}  ${new Date(k.createdAt).toISOString()}  ${t(k.name)}`);
       }
     }),
   );
@@ -52,9 +53,9 @@ program
   .action((keyId: string) =>
     withStore(async (store) => {
       if (!(await store.revoke(keyId))) {
-        console.error(`no key with id ${keyId}`);
+        console.error(`no key with id ${t(keyId)}`);
         process.exitCode = 1;
-      } else console.log(`revoked ${keyId}`);
+      } else console.log(`revoked ${t(keyId)}`);
     }),
   );
 
@@ -66,11 +67,11 @@ program
   .action((o) =>
     withStore(async (store) => {
       await store.addBusiness({ businessId: o.id, tenant: o.tenant });
-      console.log(`business ${o.id} → tenant ${o.tenant}`);
+      console.log(`business ${t(o.id)} → tenant ${t(o.tenant)}`);
     }),
   );
 
 program.parseAsync().catch((err) => {
-  console.error(`keys: ${err.message}`);
+  console.error(`keys: ${t(String(err.message))}`);
   process.exit(1);
 });

@@ -1,11 +1,13 @@
 /**
  * `npm run tags -- train --tenant <t> [--detach]`: trains a tenant's tag model now and prints what
- * the training used; `npm run tags -- status --tenant <t>`: the trainer's state and last training.
+ * the training used; `npm run tags -- status --tenant <t> [--wait <s>]`: the trainer's state and
+ * last training, or, when its worker does not answer within the wait (10 s), that it did not (exit 1).
  * Both talk to the Temporal of a running stack (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE).
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError, isGrpcDeadlineError } from '@temporalio/client';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadServicesConfig } from '../activities/config';
+import { terminalText as t } from '../activities/text/terminal-text';
 import { TENANT_PATTERN } from '../activities/weaviate/collections';
 import { requestTagTraining, tagTrainerStatus, waitForTagTraining } from '../api/tag-trainer';
 import type { TagTrainerStatus } from '../workflows/tag-training';
@@ -13,6 +15,12 @@ import type { TagTrainerStatus } from '../workflows/tag-training';
 function parseTenant(value: string): string {
   if (!TENANT_PATTERN.test(value)) throw new InvalidArgumentError('tenant must match [A-Za-z0-9_-]{1,64}');
   return value;
+}
+
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!(n > 0 && n <= 600)) throw new InvalidArgumentError('expected a number of seconds, more than 0 and at most 600');
+  return n;
 }
 
 async function withTemporal<T>(fn: (client: Client, taskQueue: string, address: string) => Promise<T>): Promise<T> {
@@ -30,7 +38,7 @@ async function withTemporal<T>(fn: (client: Client, taskQueue: string, address: 
 function describeLast(last: TagTrainerStatus['last']): string {
   if (!last) return 'no training yet';
   const when = `${new Date(last.startedAt).toISOString()} (${((last.endedAt - last.startedAt) / 1000).toFixed(1)} s)`;
-  if (last.error) return `training of ${when} failed: ${last.error}`;
+  if (last.error) return `training of ${when} failed: ${t(last.error)}`;
   const r = last.run!;
   if (r.version === null) return `training of ${when}: too little to train on (${r.taggedCases} tagged cases, at least two tags need 3 cases each); /v1/tag answers keyword tags`;
   const holdout = r.holdoutAccuracy === null ? '' : `, held-out accuracy ${(r.holdoutAccuracy * 100).toFixed(1)}%`;
@@ -56,7 +64,7 @@ program
         since: requestedAt,
         timeoutMs: 30 * 60_000,
         onStatus: (s) => {
-          if (s.state !== state) console.log(`  ${(state = s.state)}`);
+          if (s.state !== state) console.log(`  ${t((state = s.state))}`);
         },
       });
       console.log(describeLast(last));
@@ -64,19 +72,35 @@ program
     }),
   );
 
+/**
+ * The trainer's answer to its status query, or undefined when the tenant has no trainer. The query
+ * is answered by a worker: a worker that is busy (or stopped) does not answer, and that is said as
+ * such, never as absence.
+ */
+async function askTrainer(o: { client: Client; tenant: string; waitSeconds: number }): Promise<TagTrainerStatus | undefined> {
+  try {
+    return await o.client.connection.withDeadline(Date.now() + o.waitSeconds * 1000, () => tagTrainerStatus(o));
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    const why = isGrpcDeadlineError(err) ? `within ${o.waitSeconds} s` : `(${(err as Error).message})`;
+    throw new Error(`the tag trainer of tenant ${o.tenant} did not answer ${why}: the worker may be busy or not running, so its state is unknown; try again`);
+  }
+}
+
 program
   .command('status')
   .description("A tenant's tag trainer: its state and its last training")
   .requiredOption('--tenant <tenant>', 'the tenant', parseTenant)
-  .action((o) =>
+  .option('--wait <seconds>', 'how long to wait for the trainer to answer', parseSeconds, 10)
+  .action((o: { tenant: string; wait: number }) =>
     withTemporal(async (client) => {
-      const status = await tagTrainerStatus({ client, tenant: o.tenant }).catch(() => undefined);
+      const status = await askTrainer({ client, tenant: o.tenant, waitSeconds: o.wait });
       if (!status) console.log(`tenant ${o.tenant} has no tag trainer yet: it starts with the first upload of tagged cases, or with \`train\``);
-      else console.log(`${status.state}${status.pending ? ', cases changed since the last training' : ''}\n${describeLast(status.last)}`);
+      else console.log(`${t(status.state)}${status.pending ? ', cases changed since the last training' : ''}\n${describeLast(status.last)}`);
     }),
   );
 
 program.parseAsync().catch((err) => {
-  console.error(`tags: ${err.message}`);
+  console.error(`tags: ${t(String(err.message))}`);
   process.exitCode = 1;
 });

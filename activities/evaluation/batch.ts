@@ -2,21 +2,24 @@
  * Batch evaluation activities (workflows/eval-batch.ts). The import file is passed by reference:
  * its path, readable by the worker, never its content, so no payload or history holds records.
  * - `planEvalImport` reads the file once and cuts it into chunks of lines, by byte range.
- * - `gradeImportChunk` reads one chunk, validates each line (a bad line is counted with its line
- *   number and skipped), skips records the tenant already has a result for, grades the others with
- *   the judge (model or built-in), redacts everything it stores, and stores the results. A retried
- *   chunk therefore grades only what is not stored yet: each record is stored once.
+ * - `gradeImportChunk` reads one chunk (activities/evaluation/jsonl-lines.ts: a line too long to
+ *   grade is counted as it streams past, never held), validates each line (a bad line is counted
+ *   with its line number and skipped), skips records the tenant already has a result for, grades
+ *   the others with the judge (model or built-in), redacts everything it stores, and stores the
+ *   results. A retried chunk therefore grades only what is not stored yet: each record is stored
+ *   once.
  * - `purgeExpiredResults` deletes results older than their use case's `logging.retention_days`.
  */
 import fs from 'node:fs';
 import type { WeaviateClient } from 'weaviate-client';
-import { parseLoggedCall, type LoggedCall } from '../../api/schemas/logged-call';
+import { LINE_TOO_LONG, MAX_LINE_BYTES, parseLoggedCall, type LoggedCall } from '../../api/schemas/logged-call';
 import type { ChatGateway } from '../models/chat';
 import { deleteResultsBefore, evalTenants, gradedRecordIds, insertResults, resultUseCases, type EvalResult } from '../weaviate/eval-results';
 import { gradeOutput } from './grade';
 import { reportProgress as progress } from '../progress';
 import { redact } from './redact';
 import type { GradingCounts } from './batch-counts';
+import { readJsonlLines, type JsonlLine } from './jsonl-lines';
 import { DEFAULT_RETENTION_DAYS, type UseCaseStore } from './use-cases';
 
 export interface ImportChunk {
@@ -85,18 +88,11 @@ export async function planEvalImport(_deps: unknown, input: { path: string; chun
   return { lines, bytes: offset, chunks };
 }
 
-async function readChunk(path: string, chunk: ImportChunk): Promise<string[]> {
-  if (chunk.end <= chunk.start) return [];
-  const handle = await fs.promises.open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(chunk.end - chunk.start);
-    await handle.read(buffer, 0, buffer.length, chunk.start);
-    const lines = buffer.toString('utf8').split('\n');
-    if (lines[lines.length - 1] === '') lines.pop();
-    return lines.map((l) => l.replace(/\r$/, ''));
-  } finally {
-    await handle.close();
-  }
+/** The chunk's lines; a line too long to grade is counted, never read into memory. */
+async function readChunk(path: string, chunk: ImportChunk): Promise<JsonlLine[]> {
+  const lines: JsonlLine[] = [];
+  for await (const line of readJsonlLines({ path, start: chunk.start, end: chunk.end, firstLine: chunk.firstLine, maxBytes: MAX_LINE_BYTES })) lines.push(line);
+  return lines;
 }
 
 const redactText = (text: string) => redact(text);
@@ -147,10 +143,15 @@ export async function gradeImportChunk(
   };
   const records: { record: LoggedCall; line: number }[] = [];
   const seen = new Set<string>();
-  lines.forEach((text, i) => {
-    const line = input.chunk.firstLine + i;
-    if (text.trim() === '') return;
-    const parsed = parseLoggedCall(text);
+  for (const read of lines) {
+    const { line } = read;
+    if ('tooLong' in read) {
+      outcome.invalid += 1;
+      problem(line, 'invalid', LINE_TOO_LONG);
+      continue;
+    }
+    if (read.text.trim() === '') continue;
+    const parsed = parseLoggedCall(read.text);
     if ('error' in parsed) {
       outcome.invalid += 1;
       problem(line, 'invalid', parsed.error);
@@ -161,7 +162,7 @@ export async function gradeImportChunk(
       seen.add(parsed.record.id);
       records.push({ record: parsed.record, line });
     }
-  });
+  }
   const already = await gradedRecordIds(deps, { tenant: input.tenant, ids: records.map((r) => r.record.id) });
   const results: EvalResult[] = [];
   for (const [n, { record, line }] of records.entries()) {

@@ -4,8 +4,10 @@
  * with a 95 % Wilson interval, the calls it could not grade, and the critical failures first.
  * `renderMarkdown` is for the terminal; `renderHtml` is a standalone page with charts drawn by
  * Chart.js, whose code is inlined (no network needed to open it). Every text from the data is
- * escaped: rule ids, models, explanations and metadata come from imported files.
+ * escaped: rule ids, models, explanations and metadata come from imported files (in the markdown,
+ * their control characters too: it goes to a terminal).
  */
+import { terminalText } from '../text/terminal-text';
 import type { EvalResult } from '../weaviate/eval-results';
 
 export interface ReportScope {
@@ -115,7 +117,8 @@ export function buildReport(results: readonly EvalResult[], scope: ReportScope, 
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)} %`);
 const interval = (i: [number, number] | null) => (i ? `${(i[0] * 100).toFixed(1)}–${(i[1] * 100).toFixed(1)} %` : '');
-const mdCell = (s: string) => s.replace(/[\\|`*_[\]<>]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
+/** A text from the data in a markdown cell for the terminal: markdown escaped, on one line, controls escaped. */
+const mdCell = (s: string) => terminalText(s.replace(/[\\|`*_[\]<>]/g, (c) => `\\${c}`).replace(/\s+/g, ' '));
 
 function scopeLine(scope: ReportScope): string {
   const parts = [`tenant ${scope.tenant}`, `use case ${scope.useCase ?? 'all'}`];
@@ -153,7 +156,7 @@ export function renderMarkdown(report: EvalReport): string {
       if (!s) return '';
       return s.passRate === null ? `not gradable (${s.notGradable})` : `${pct(s.passRate)} (${interval(s.interval)}), n=${s.pass + s.fail}${s.notGradable ? `, not gradable ${s.notGradable}` : ''}`;
     });
-    lines.push(`| ${mdCell(rule.ruleId)} | ${rule.severity} | ${cells.join(' | ')} |`);
+    lines.push(`| ${mdCell(rule.ruleId)} | ${mdCell(rule.severity)} | ${cells.join(' | ')} |`);
   }
   return [...lines, ''].join('\n');
 }

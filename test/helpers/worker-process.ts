@@ -20,6 +20,12 @@ export interface KillableWorker {
   baseUrl: string;
   start(): Promise<void>;
   kill(): Promise<void>;
+  /** The running worker's process id. */
+  pid(): number;
+  /** Stops the worker's process (SIGSTOP) without ending it: a worker that answers nothing, as one busy on its only thread. */
+  pause(): void;
+  /** Lets a paused worker go on (SIGCONT). */
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -54,7 +60,18 @@ export async function killableWorker(): Promise<KillableWorker> {
       await exited;
       worker = undefined;
     },
+    pid() {
+      if (!worker?.child.pid) throw new Error('the worker is not running');
+      return worker.child.pid;
+    },
+    pause() {
+      worker?.child.kill('SIGSTOP');
+    },
+    resume() {
+      worker?.child.kill('SIGCONT');
+    },
     async close() {
+      worker?.child.kill('SIGCONT');
       if (worker) await stopService(worker);
       await api.close();
     },
