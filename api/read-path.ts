@@ -18,6 +18,7 @@ import { toFailure } from '../activities/failures';
 import type { Embedder } from '../activities/models/embeddings';
 import type { Operation } from '../workflows/constants';
 import { ApiError, requestTimeout } from './errors';
+import { deadlinePassed } from './middlewares/deadline';
 import type { ReadLog } from './read-log';
 import { applicationFailureToApiError } from './temporal-errors';
 
@@ -79,25 +80,29 @@ export class ReadRunner {
     const started = Date.now();
     // AbortSignal.timeout takes whole milliseconds only; a Request-Timeout in seconds may have any fraction.
     const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(o.deadline - started)));
+    const late = () => requestTimeout(`${o.operation} did not finish before the request deadline`);
     let status = 200;
     let attempts = 0;
     try {
+      // A read whose deadline has already passed is not started: nobody would get its answer.
+      if (deadlinePassed(o.deadline)) throw late();
       for (let interval = policy.initialIntervalMs; ; interval *= policy.backoffCoefficient) {
         attempts += 1;
         const left = policy.totalTimeoutMs - (Date.now() - started);
         const attempt = AbortSignal.any([deadline, AbortSignal.timeout(Math.min(policy.attemptTimeoutMs, left))]);
-        try {
-          const result = await raceAbort(o.read({ weaviate: this.deps.weaviate, embedder: this.deps.embedder, english: this.deps.english, signal: attempt }), attempt);
-          return { result, timing: { attempts, ms: Date.now() - started } };
-        } catch (err) {
-          if (deadline.aborted) throw requestTimeout(`${o.operation} did not finish before the request deadline`);
-          const failure = toFailure(err);
-          const more = attempts < policy.maxAttempts && Date.now() - started + interval < policy.totalTimeoutMs;
-          if (!retryable(failure) || !more) throw failure instanceof ApplicationFailure ? applicationFailureToApiError(failure) : err;
-          await raceAbort(sleep(interval), deadline).catch(() => {
-            throw requestTimeout(`${o.operation} did not finish before the request deadline`);
-          });
-        }
+        const outcome = await raceAbort(o.read({ weaviate: this.deps.weaviate, embedder: this.deps.embedder, english: this.deps.english, signal: attempt }), attempt).then(
+          (result) => ({ result }),
+          (err: unknown) => ({ err }),
+        );
+        // Work that never waited (a local engine) finishes before the deadline's timer can fire.
+        if (deadline.aborted || deadlinePassed(o.deadline)) throw late();
+        if (!('err' in outcome)) return { result: outcome.result, timing: { attempts, ms: Date.now() - started } };
+        const failure = toFailure(outcome.err);
+        const more = attempts < policy.maxAttempts && Date.now() - started + interval < policy.totalTimeoutMs;
+        if (!retryable(failure) || !more) throw failure instanceof ApplicationFailure ? applicationFailureToApiError(failure) : outcome.err;
+        await raceAbort(sleep(interval), deadline).catch(() => {
+          throw late();
+        });
       }
     } catch (err) {
       status = err instanceof ApiError ? err.code : 500;

@@ -6,6 +6,7 @@
 import { Client, WorkflowHandle, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { OperationAttr, TenantId, type Operation } from '../workflows/constants';
 import { unavailable } from './errors';
+import { deadlinePassed } from './middlewares/deadline';
 import { temporalErrorToApiError } from './temporal-errors';
 import { WorkerPresence } from './worker-presence';
 
@@ -24,6 +25,8 @@ export interface StartOptions<A, R> {
   attachToRunning?: boolean;
   /** The HTTP request that started it, kept in the workflow's memo to tie API logs to runs. */
   requestId?: string;
+  /** The request's deadline (epoch ms): starting must not outlast it, even while Temporal does not answer. */
+  deadline?: number;
 }
 
 export class WorkflowRunner {
@@ -37,9 +40,9 @@ export class WorkflowRunner {
   }
 
   async start<A, R>(o: StartOptions<A, R>): Promise<WorkflowHandle<WorkflowFn<A, R>>> {
-    try {
+    const start = async () => {
       if (!(await this.presence.isPolling())) throw unavailable('no worker is polling the task queue; try again shortly');
-      return await this.client.workflow.start(o.workflow, {
+      return this.client.workflow.start(o.workflow, {
         taskQueue: this.taskQueue,
         workflowId: `${o.operation}:${o.tenant}:${o.key}`,
         args: [o.input],
@@ -50,22 +53,30 @@ export class WorkflowRunner {
           { key: OperationAttr, value: o.operation },
         ],
       });
+    };
+    try {
+      return await (o.deadline === undefined ? start() : this.client.withDeadline(o.deadline, start));
     } catch (err) {
       throw temporalErrorToApiError(err, o.operation);
     }
   }
 
-  /** The workflow's result, or 408 when `deadline` (epoch ms) passes first. */
+  /**
+   * The workflow's result, or 408 when `deadline` (epoch ms) passes first; a result that arrives
+   * once the deadline has passed, before its timer fired, is a 408 too (api/middlewares/deadline.ts).
+   */
   async result<R>(handle: WorkflowHandle<WorkflowFn<any, R>>, deadline: number, operation: string): Promise<R> {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), Math.max(0, deadline - Date.now()));
     try {
-      return await this.client.withAbortSignal(abort.signal, () => handle.result());
+      const result = await this.client.withAbortSignal(abort.signal, () => handle.result());
+      if (!deadlinePassed(deadline)) return result;
     } catch (err) {
-      throw temporalErrorToApiError(abort.signal.aborted ? Object.assign(new Error('deadline'), { name: 'AbortError' }) : err, operation);
+      if (!abort.signal.aborted && !deadlinePassed(deadline)) throw temporalErrorToApiError(err, operation);
     } finally {
       clearTimeout(timer);
     }
+    throw temporalErrorToApiError(Object.assign(new Error('deadline'), { name: 'AbortError' }), operation);
   }
 
   async execute<A, R>(o: StartOptions<A, R> & { deadline: number }): Promise<R> {
