@@ -17,7 +17,11 @@ import type { ChatGateway } from '../models/chat';
 import { deleteResultsBefore, evalTenants, gradedRecordIds, insertResults, resultUseCases, type EvalResult } from '../weaviate/eval-results';
 import { gradeOutput } from './grade';
 import { reportProgress as progress } from '../progress';
-import { redact } from './redact';
+import type { Redaction } from './redact';
+import type { Grading } from './results';
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE_TYPES } from '../failures';
+import type { CpuPool } from '../cpu/pool';
 import type { GradingCounts } from './batch-counts';
 import { readJsonlLines, type JsonlLine } from './jsonl-lines';
 import { DEFAULT_RETENTION_DAYS, type UseCaseStore } from './use-cases';
@@ -51,6 +55,7 @@ interface Deps {
   weaviate: () => Promise<WeaviateClient>;
   chat: ChatGateway;
   useCases: UseCaseStore;
+  cpu: CpuPool;
   signal?: AbortSignal;
 }
 
@@ -95,42 +100,49 @@ async function readChunk(path: string, chunk: ImportChunk): Promise<JsonlLine[]>
   return lines;
 }
 
-const redactText = (text: string) => redact(text);
+const redactionCount = (r: Redaction) => Object.values(r.counts).reduce((a, b) => a + (b ?? 0), 0);
 
-/** A record as stored: every text redacted, the grading's explanations too (they may quote the output). */
-function storedResult(o: { record: LoggedCall; runId: string; useCase: string; importedAt: number; grading: Awaited<ReturnType<typeof gradeOutput>>; rules: { id: string; severity?: string; category?: string }[] }): EvalResult {
-  let redactions = 0;
-  const clean = (text: string) => {
-    const r = redactText(text);
-    redactions += Object.values(r.counts).reduce((a, b) => a + (b ?? 0), 0);
-    return r.text;
-  };
+/**
+ * A record as stored: every text redacted (on a CPU thread), the grading's explanations too (they
+ * may quote the output). `redactions` counts what was found in the call itself.
+ */
+async function storedResult(
+  deps: Pick<Deps, 'cpu' | 'signal'>,
+  o: { record: LoggedCall; runId: string; useCase: string; importedAt: number; grading: Grading; rules: { id: string; severity?: string; category?: string }[] },
+): Promise<EvalResult> {
+  const { record, grading } = o;
+  const texts = [...record.messages.map((m) => m.content), record.output, grading.correctness.explanation, ...grading.rules.map((r) => r.explanation)];
+  const clean = await deps.cpu.run({ task: 'redactTexts', input: { texts }, signal: deps.signal });
+  const messages = record.messages.map((m, i) => ({ role: m.role, content: clean[i].text }));
+  const call = clean.slice(0, messages.length + 1);
+  const [output, correctness, ...explanations] = clean.slice(messages.length).map((r) => r.text);
   const meta = new Map(o.rules.map((r) => [r.id, r]));
-  const timestamp = o.record.timestamp ? Date.parse(o.record.timestamp) : NaN;
-  const messages = o.record.messages.map((m) => ({ role: m.role, content: clean(m.content) }));
-  const output = clean(o.record.output);
+  const timestamp = record.timestamp ? Date.parse(record.timestamp) : NaN;
   return {
-    recordId: o.record.id,
+    recordId: record.id,
     runId: o.runId,
-    model: o.record.model,
-    judge: o.grading.judge,
+    model: record.model,
+    judge: grading.judge,
     useCase: o.useCase,
     loggedAt: Number.isFinite(timestamp) ? timestamp : o.importedAt,
-    latencyMs: o.record.latency_ms ?? null,
-    metadata: (o.record.metadata as Record<string, unknown>) ?? {},
+    latencyMs: record.latency_ms ?? null,
+    metadata: (record.metadata as Record<string, unknown>) ?? {},
     messages,
     output,
-    correctness: { ...o.grading.correctness, explanation: redactText(o.grading.correctness.explanation).text },
-    rules: o.grading.rules.map((r) => ({
+    correctness: { ...grading.correctness, explanation: correctness },
+    rules: grading.rules.map((r, i) => ({
       ...r,
-      explanation: redactText(r.explanation).text,
+      explanation: explanations[i],
       severity: meta.get(r.ruleId)?.severity ?? 'warning',
       category: meta.get(r.ruleId)?.category ?? 'Custom',
     })),
-    redactions,
+    redactions: call.reduce((n, r) => n + redactionCount(r), 0),
     gradedAt: Date.now(),
   };
 }
+
+/** A record that took longer than its CPU budget is counted as failed, with the reason; anything else fails the chunk. */
+const tooCostly = (err: unknown): err is ApplicationFailure => err instanceof ApplicationFailure && err.type === FAILURE_TYPES.tooCostly;
 
 export async function gradeImportChunk(
   deps: Deps,
@@ -182,8 +194,15 @@ export async function gradeImportChunk(
       problem(line, 'failed', `use_case ${JSON.stringify(useCaseName)} names no valid use case`);
       continue;
     }
-    const grading = await gradeOutput(deps, { messages: record.messages, output: record.output, rules: useCase.rules });
-    results.push(storedResult({ record, runId: input.runId, useCase: useCaseName, importedAt: input.importedAt, grading, rules: useCase.rules }));
+    try {
+      const grading = await gradeOutput(deps, { messages: record.messages, output: record.output, rules: useCase.rules });
+      results.push(await storedResult(deps, { record, runId: input.runId, useCase: useCaseName, importedAt: input.importedAt, grading, rules: useCase.rules }));
+    } catch (err) {
+      if (!tooCostly(err)) throw err;
+      outcome.failed += 1;
+      problem(line, 'failed', err.message);
+      continue;
+    }
     progress({ phase: 'grading', chunk: input.chunk.index, record: n + 1, of: records.length });
   }
   const stored = await insertResults(deps, { tenant: input.tenant, results });

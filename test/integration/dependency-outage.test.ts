@@ -45,7 +45,7 @@ describe('a dead dependency fails fast and the API recovers by itself', function
   const deadline = { 'Request-Timeout': '3' };
   let key: string;
   const search = () => api('POST', '/v1/search/cases', { key, body: { query: 'printer' }, headers: deadline });
-  const upload = (headers = deadline) => api('POST', '/v1/articles', { key, body: { articles: [article()] }, headers });
+  const upload = (headers: Record<string, string> = deadline) => api('POST', '/v1/articles', { key, body: { articles: [article()] }, headers });
   const evaluate = () =>
     api('POST', '/v1/control/autoeval/evaluate', { key, body: { messages: [{ role: 'user', content: 'hi' }], output: 'Hello.' }, headers: deadline });
 
