@@ -1,18 +1,70 @@
 /**
  * The project's own processes (worker, API) as children of the launcher, run through ts-node.
  */
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import os from 'node:os';
 import path from 'node:path';
-import { Service, spawnService } from './services';
+import { Service, ServiceSpec, spawnService } from './services';
 
 const root = path.resolve(__dirname, '..', '..');
 
-export function spawnNode(name: string, entry: string, env: Record<string, string>, logDir: string): Service {
-  return spawnService({
-    name,
+/** One of our entry points (`worker/main.ts`, `api/server.ts`) as a service, with its health check and port when it has them. */
+export function nodeSpec(o: {
+  name: string;
+  entry: string;
+  env: Record<string, string>;
+  logDir: string;
+  healthy?: ServiceSpec['healthy'];
+  ports?: number[];
+  startTimeoutMs?: number;
+}): ServiceSpec {
+  return {
+    name: o.name,
     cmd: process.execPath,
-    args: ['-r', 'ts-node/register/transpile-only', path.join(root, entry)],
+    args: ['-r', 'ts-node/register/transpile-only', path.join(root, o.entry)],
     cwd: root,
-    env,
-    logDir,
-  });
+    env: o.env,
+    logDir: o.logDir,
+    healthy: o.healthy,
+    startTimeoutMs: o.startTimeoutMs ?? 60_000,
+    ports: o.ports ?? [],
+  };
+}
+
+export function spawnNode(name: string, entry: string, env: Record<string, string>, logDir: string): Service {
+  return spawnService(nodeSpec({ name, entry, env, logDir }));
+}
+
+/**
+ * A worker's health check: Temporal lists it among the pollers of its workflow task queue, by the
+ * identity the SDK gives a worker (`<pid>@<host>`), so a restarted worker counts only once it
+ * polls itself, not while the dead one's last poll is still listed. One connection, opened on
+ * first use; `close` ends it.
+ */
+export function workerPolling(o: { address: string; namespace: string; taskQueue: string }) {
+  let connection: Promise<Connection> | undefined;
+  const connect = () =>
+    (connection ??= Connection.connect({ address: o.address, connectTimeout: 2000 }).catch((err) => {
+      connection = undefined;
+      throw err;
+    }));
+  return {
+    async healthy(service: Service): Promise<boolean> {
+      const c = await connect();
+      const res = await c.withDeadline(Date.now() + 2000, () =>
+        c.workflowService.describeTaskQueue({
+          namespace: o.namespace,
+          taskQueue: { name: o.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+          taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        }),
+      );
+      return (res.pollers ?? []).some((poller) => poller.identity === `${service.child.pid}@${os.hostname()}`);
+    },
+    async close(): Promise<void> {
+      const pending = connection;
+      connection = undefined;
+      await (await pending?.catch(() => undefined))?.close();
+    },
+  };
 }

@@ -1,18 +1,40 @@
 /**
- * Starts the real services as child processes, waits until each is healthy, and stops them.
+ * The real services as child processes: how each one is started (a ServiceSpec: command, health
+ * check, ports), spawning, waiting until healthy, and stopping. The supervisor
+ * (scripts/stack/supervisor.ts) starts them from their specs and starts them again when they die.
  * Used by `npm start` (fixed, configurable ports, persistent data) and `npm test` (free ports,
  * a temporary folder).
  */
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 export interface Service {
   name: string;
   child: ChildProcess;
   logFile: string;
 }
+
+/** How to start one service, and how to tell that it is up. */
+export interface ServiceSpec {
+  /** Also the name of its log file, `<logDir>/<name>.log`. */
+  name: string;
+  cmd: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  logDir: string;
+  /** True once the process (`service`, the one just started) serves; without it, a process counts as started once it is spawned. */
+  healthy?: (service: Service) => Promise<boolean>;
+  /** How long a start may take before it counts as failed. */
+  startTimeoutMs: number;
+  /** The fixed ports it listens on: a restart waits until none of them is held any more. */
+  ports: number[];
+}
+
+const execFileAsync = promisify(execFile);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -29,15 +51,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether a port can be bound on loopback right now. */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /** Fails with a message naming the service and the setting to change when a port is taken. */
 export async function assertPortFree(port: number, what: string, setting: string): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', () =>
-      reject(new Error(`port ${port} for ${what} is already in use; stop whatever holds it or choose another port with ${setting}`)),
-    );
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
-  });
+  if (!(await portFree(port))) throw new Error(`port ${port} for ${what} is already in use; stop whatever holds it or choose another port with ${setting}`);
 }
 
 function tail(file: string, lines = 30): string {
@@ -48,14 +73,8 @@ function tail(file: string, lines = 30): string {
   }
 }
 
-export function spawnService(opts: {
-  name: string;
-  cmd: string;
-  args: string[];
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-  logDir: string;
-}): Service {
+/** Spawns the process of a spec, its output appended to its log file. */
+export function spawnService(opts: Pick<ServiceSpec, 'name' | 'cmd' | 'args' | 'env' | 'cwd' | 'logDir'>): Service {
   fs.mkdirSync(opts.logDir, { recursive: true });
   const logFile = path.join(opts.logDir, `${opts.name}.log`);
   const out = fs.openSync(logFile, 'a');
@@ -65,6 +84,8 @@ export function spawnService(opts: {
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);
+  // A command that cannot be spawned sets a negative exit code (waitHealthy reports it) and emits 'error' instead of 'exit'.
+  child.on('error', (err) => fs.appendFileSync(logFile, `[launcher] ${opts.cmd}: ${err.message}\n`));
   return { name: opts.name, child, logFile };
 }
 
@@ -79,6 +100,18 @@ export async function waitHealthy(service: Service, check: () => Promise<boolean
     await sleep(250);
   }
   throw new Error(`${service.name} not healthy after ${timeoutMs / 1000} s; log ${service.logFile}:\n${tail(service.logFile)}`);
+}
+
+/** Spawns a spec's process and waits until it is healthy; stops it again when it is not. */
+export async function startService(spec: ServiceSpec): Promise<Service> {
+  const service = spawnService(spec);
+  try {
+    await waitHealthy(service, async () => spec.healthy?.(service) ?? true, spec.startTimeoutMs);
+    return service;
+  } catch (err) {
+    await stopService(service, 2000);
+    throw err;
+  }
 }
 
 export async function httpOk(url: string): Promise<boolean> {
@@ -109,20 +142,25 @@ export interface TemporalOptions {
 /** Search attributes every workflow sets, so operators can filter runs in the Web UI. */
 export const SEARCH_ATTRIBUTES = ['TenantId=Keyword', 'Operation=Keyword', 'ChatId=Keyword'];
 
-export async function startTemporal(o: TemporalOptions): Promise<Service> {
+export function temporalSpec(o: TemporalOptions): ServiceSpec {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--db-filename', o.dbFile, '--log-level', 'warn'];
   for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', sa);
   // A dead worker's last poll is forgotten sooner, so "no worker" shows within seconds (api/worker-presence.ts).
   args.push('--dynamic-config-value', 'matching.longPollExpirationInterval="10s"');
   if (o.headless) args.push('--headless');
   else args.push('--ui-port', String(o.uiPort));
-  const service = spawnService({ name: 'temporal', cmd: o.bin, args, logDir: o.logDir });
-  await waitHealthy(
-    service,
-    async () => spawnSync(o.bin, ['operator', 'cluster', 'health', '--address', `127.0.0.1:${o.port}`], { encoding: 'utf8' }).stdout.includes('SERVING'),
-    60_000,
-  );
-  return service;
+  return {
+    name: 'temporal',
+    cmd: o.bin,
+    args,
+    logDir: o.logDir,
+    healthy: async () => {
+      const health = await execFileAsync(o.bin, ['operator', 'cluster', 'health', '--address', `127.0.0.1:${o.port}`], { timeout: 5000 });
+      return health.stdout.includes('SERVING');
+    },
+    startTimeoutMs: 60_000,
+    ports: o.headless ? [o.port] : [o.port, o.uiPort],
+  };
 }
 
 export interface WeaviateOptions {
@@ -142,19 +180,20 @@ export interface WeaviateOptions {
 /** The user name Weaviate logs for its API key, and the user of its cluster API. */
 export const WEAVIATE_USER = 'support-ai';
 
-export async function startWeaviate(o: WeaviateOptions): Promise<Service> {
+/** Weaviate on its data folder and key: a restart finds everything it stored. */
+export function weaviateSpec(o: WeaviateOptions): ServiceSpec {
   fs.mkdirSync(o.dataDir, { recursive: true });
-  const hostname = 'node1';
-  const service = spawnService({
+  return {
     name: 'weaviate',
     cmd: o.bin,
     args: ['--scheme', 'http', '--host', '127.0.0.1', '--port', String(o.httpPort), '--read-timeout=600s', '--write-timeout=600s'],
     cwd: o.dataDir,
     logDir: o.logDir,
-    env: weaviateEnv(o, hostname),
-  });
-  await waitHealthy(service, () => httpOk(`http://127.0.0.1:${o.httpPort}/v1/.well-known/ready`), 120_000);
-  return service;
+    env: weaviateEnv(o, 'node1'),
+    healthy: () => httpOk(`http://127.0.0.1:${o.httpPort}/v1/.well-known/ready`),
+    startTimeoutMs: 120_000,
+    ports: [o.httpPort, o.grpcPort, o.gossipPort, o.dataPort, o.raftPort, o.raftRpcPort],
+  };
 }
 
 /** Weaviate's environment; docker-compose.yml sets the same keys (test/integration/compose.test.ts checks). */
@@ -202,24 +241,31 @@ export interface EmbeddingsOptions {
 }
 
 /** The English encoder (scripts/stack/english_encoder.py) on its virtualenv's python. */
-export async function startEnglishEncoder(o: { python: string; jar: string; port: number; threads: number; logDir: string }): Promise<Service> {
-  const service = spawnService({
+export function englishEncoderSpec(o: { python: string; jar: string; port: number; threads: number; logDir: string }): ServiceSpec {
+  return {
     name: 'english-encoder',
     cmd: o.python,
     args: [path.join(__dirname, 'english_encoder.py'), '--jar', o.jar, '--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads)],
     logDir: o.logDir,
-  });
-  await waitHealthy(service, () => httpOk(`http://127.0.0.1:${o.port}/health`), 60_000);
-  return service;
+    healthy: () => httpOk(`http://127.0.0.1:${o.port}/health`),
+    startTimeoutMs: 60_000,
+    ports: [o.port],
+  };
 }
 
-export async function startEmbeddings(o: EmbeddingsOptions): Promise<Service> {
-  const service = spawnService({
+export function embeddingsSpec(o: EmbeddingsOptions): ServiceSpec {
+  return {
     name: o.name,
     cmd: o.bin,
     args: ['--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads), '--default-type', 'query', '--variant', o.variant ?? 'original'],
     logDir: o.logDir,
-  });
-  await waitHealthy(service, () => httpOk(`http://127.0.0.1:${o.port}/health`), 60_000);
-  return service;
+    healthy: () => httpOk(`http://127.0.0.1:${o.port}/health`),
+    startTimeoutMs: 60_000,
+    ports: [o.port],
+  };
+}
+
+/** One embedding server, unsupervised (a test's server of another model). */
+export function startEmbeddings(o: EmbeddingsOptions): Promise<Service> {
+  return startService(embeddingsSpec(o));
 }

@@ -1,6 +1,8 @@
 /**
- * The whole dependency stack (Temporal dev server, Weaviate, embedding servers) started together.
- * Returns the environment the worker and the API read (activities/config.ts), and a stop function.
+ * The whole dependency stack (Temporal dev server, Weaviate, embedding servers) started together,
+ * each kept running by one supervisor (scripts/stack/supervisor.ts), which `npm start` also gives
+ * the worker and the API. Returns the environment the worker and the API read
+ * (activities/config.ts), the supervisor, and a stop function.
  *
  * Two embedding servers of the same model: one for passages and long queries, one for short
  * queries only (the two lanes of activities/models/embeddings.ts), so that a search never queues
@@ -10,7 +12,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { provisionAll } from './provision';
-import { Service, assertPortFree, freePort, startEmbeddings, startEnglishEncoder, startTemporal, startWeaviate, stopService } from './services';
+import { assertPortFree, embeddingsSpec, englishEncoderSpec, freePort, portFree, temporalSpec, weaviateSpec } from './services';
+import { SupervisedProcess, Supervisor, backoffFromEnv } from './supervisor';
 import { ensureWeaviateKey } from './weaviate-key';
 
 export interface StackPorts {
@@ -43,12 +46,25 @@ export interface StackOptions {
   dataDir: string;
   ports: StackPorts;
   headless: boolean;
+  /** The supervisor to run the processes under; by default one of the stack's own, with `stackSupervisor`. */
+  supervisor?: Supervisor;
 }
 
 export interface RunningStack {
   env: Record<string, string>;
-  services: Service[];
+  /** The dependencies' processes, each `child` the latest one. */
+  services: SupervisedProcess[];
+  supervisor: Supervisor;
+  /** Stops every process the supervisor runs, including any added after the stack started. */
   stop(): Promise<void>;
+}
+
+/** Where the pid files of a stack's processes are: `<dataDir>/run/<name>.pid`. */
+export const runDir = (dataDir: string) => path.join(dataDir, 'run');
+
+/** A supervisor logging to `<dataDir>/logs/supervisor.log`, its restart delays from the environment (RESTART_BACKOFF_*, RESTART_STABLE_MS). */
+export function stackSupervisor(dataDir: string, env: NodeJS.ProcessEnv = process.env): Supervisor {
+  return new Supervisor({ logDir: path.join(dataDir, 'logs'), runDir: runDir(dataDir), backoff: backoffFromEnv(env) });
 }
 
 const int = (v: string | undefined, fallback: number) => (v ? Number.parseInt(v, 10) : fallback);
@@ -73,14 +89,6 @@ export function configuredPorts(env = process.env): StackPorts {
   };
 }
 
-/** Whether a port can be bound right now. */
-async function isFree(port: number): Promise<boolean> {
-  return assertPortFree(port, '', '').then(
-    () => true,
-    () => false,
-  );
-}
-
 /**
  * Free ports for a test run, so it never collides with a running `npm start`. Weaviate expects its
  * data port right after its gossip port and its Raft RPC port right after its Raft port.
@@ -96,7 +104,7 @@ export async function freePorts(): Promise<StackPorts> {
   const pair = async (): Promise<number> => {
     for (;;) {
       const port = await one();
-      if (port < 65535 && !taken.has(port + 1) && (await isFree(port + 1))) return taken.add(port + 1), port;
+      if (port < 65535 && !taken.has(port + 1) && (await portFree(port + 1))) return taken.add(port + 1), port;
     }
   };
   const weaviateGossip = await pair();
@@ -140,44 +148,42 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
   }
   const logDir = path.join(o.dataDir, 'logs');
   const weaviateKey = ensureWeaviateKey(o.dataDir);
-  const services: Service[] = [];
-  const stop = async () => {
-    await Promise.all(services.reverse().map((s) => stopService(s)));
-  };
+  const supervisor = o.supervisor ?? stackSupervisor(o.dataDir);
+  const stop = () => supervisor.stop();
+  const specs = [
+    temporalSpec({
+      bin: bins.temporalBin,
+      port: o.ports.temporal,
+      uiPort: o.ports.temporalUi,
+      dbFile: path.join(o.dataDir, 'temporal.db'),
+      headless: o.headless,
+      logDir,
+    }),
+    weaviateSpec({
+      bin: bins.weaviateBin,
+      httpPort: o.ports.weaviateHttp,
+      grpcPort: o.ports.weaviateGrpc,
+      gossipPort: o.ports.weaviateGossip,
+      dataPort: o.ports.weaviateData,
+      raftPort: o.ports.weaviateRaft,
+      raftRpcPort: o.ports.weaviateRaftRpc,
+      apiKey: weaviateKey,
+      dataDir: path.join(o.dataDir, 'weaviate'),
+      logDir,
+    }),
+    ...(bins.embeddingsBin
+      ? [
+          { name: 'embeddings', port: o.ports.embeddings, threads: BULK_SERVER_THREADS },
+          { name: 'embeddings-query', port: o.ports.embeddingsQuery, threads: QUERY_SERVER_THREADS },
+        ].map((server) => embeddingsSpec({ ...server, bin: bins.embeddingsBin!, logDir }))
+      : []),
+    ...(bins.englishEncoder ? [englishEncoderSpec({ ...bins.englishEncoder, port: o.ports.englishEncoder, threads: ENGLISH_ENCODER_THREADS, logDir })] : []),
+  ];
+  let services: SupervisedProcess[];
   try {
     console.log('[stack] starting Temporal, Weaviate and the embedding servers ...');
-    const started = await Promise.all([
-      startTemporal({
-        bin: bins.temporalBin,
-        port: o.ports.temporal,
-        uiPort: o.ports.temporalUi,
-        dbFile: path.join(o.dataDir, 'temporal.db'),
-        headless: o.headless,
-        logDir,
-      }).then((s) => (services.push(s), s)),
-      startWeaviate({
-        bin: bins.weaviateBin,
-        httpPort: o.ports.weaviateHttp,
-        grpcPort: o.ports.weaviateGrpc,
-        gossipPort: o.ports.weaviateGossip,
-        dataPort: o.ports.weaviateData,
-        raftPort: o.ports.weaviateRaft,
-        raftRpcPort: o.ports.weaviateRaftRpc,
-        apiKey: weaviateKey,
-        dataDir: path.join(o.dataDir, 'weaviate'),
-        logDir,
-      }).then((s) => (services.push(s), s)),
-      ...(bins.embeddingsBin
-        ? [
-            { name: 'embeddings', port: o.ports.embeddings, threads: BULK_SERVER_THREADS },
-            { name: 'embeddings-query', port: o.ports.embeddingsQuery, threads: QUERY_SERVER_THREADS },
-          ].map((server) => startEmbeddings({ ...server, bin: bins.embeddingsBin!, logDir }).then((s) => (services.push(s), s)))
-        : []),
-      ...(bins.englishEncoder
-        ? [startEnglishEncoder({ ...bins.englishEncoder, port: o.ports.englishEncoder, threads: ENGLISH_ENCODER_THREADS, logDir }).then((s) => (services.push(s), s))]
-        : []),
-    ]);
-    console.log(`[stack] ready: ${started.filter(Boolean).map((s) => s!.name).join(', ')} (logs in ${logDir})`);
+    services = await Promise.all(specs.map((spec) => supervisor.start(spec)));
+    console.log(`[stack] ready: ${services.map((s) => s.name).join(', ')} (logs in ${logDir})`);
   } catch (err) {
     await stop();
     throw err;
@@ -195,5 +201,5 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
   if (queryUrl) env.EMBEDDINGS_QUERY_URL = queryUrl;
   env.TAG_EMBEDDINGS_URL = process.env.TAG_EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.englishEncoder}/v1`;
   if (!o.headless) env.TEMPORAL_UI_URL = `http://127.0.0.1:${o.ports.temporalUi}`;
-  return { env, services, stop };
+  return { env, services, supervisor, stop };
 }

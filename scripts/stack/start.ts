@@ -1,7 +1,8 @@
 /**
  * `npm start`: provisions and starts the whole stack with persistent data, then the worker and
- * the API (restarted when they die); prints where everything is and, on first start, an operator
- * API key. Ctrl-C stops all.
+ * the API, every process under one supervisor that starts it again when it dies (with backoff;
+ * scripts/stack/supervisor.ts); prints where everything is and, on first start, an operator API
+ * key. Ctrl-C stops all, without restarts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,9 +11,12 @@ import { ApiKeyStore } from '../../activities/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../../activities/weaviate/client';
 import { ensureCollections } from '../../activities/weaviate/collections';
 import { SCOPES } from '../../api/scopes';
-import { spawnNode } from './processes';
-import { Service, assertPortFree, httpOk, stopService, waitHealthy } from './services';
-import { configuredPorts, startStack } from './stack';
+import { nodeSpec, workerPolling } from './processes';
+import { assertPortFree, httpOk } from './services';
+import { configuredPorts, runDir, stackSupervisor, startStack } from './stack';
+
+/** The launcher's own pid, next to those of the processes it supervises. */
+const LAUNCHER_PID = 'launcher.pid';
 
 async function main(): Promise<void> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
@@ -20,47 +24,44 @@ async function main(): Promise<void> {
   const ports = configuredPorts();
   const apiPort = Number(process.env.API_PORT ?? 3000);
   await assertPortFree(apiPort, 'the API', 'API_PORT');
-  const stack = await startStack({ dataDir, ports, headless: process.env.TEMPORAL_HEADLESS === 'true' });
-  const own = new Map<string, Service>();
+  const launcherPid = path.join(runDir(dataDir), LAUNCHER_PID);
+  const supervisor = stackSupervisor(dataDir);
+  let worker: ReturnType<typeof workerPolling> | undefined;
+  fs.writeFileSync(launcherPid, `${process.pid}\n`);
   let stopping = false;
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
     console.log('\n[start] stopping ...');
-    await Promise.all([...own.values()].map((s) => stopService(s)));
-    await stack.stop();
+    // The API and the worker first: the worker finishes its tasks while Temporal still runs.
+    await supervisor.stop({ first: ['api', 'worker'] });
+    await worker?.close();
     await closeWeaviate();
+    fs.rmSync(launcherPid, { force: true });
     process.exit(code);
   };
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopAll(0));
   try {
+    const stack = await startStack({ dataDir, ports, headless: process.env.TEMPORAL_HEADLESS === 'true', supervisor });
     const env = { ...stack.env, API_PORT: String(apiPort) };
     Object.assign(process.env, env);
     const config = loadServicesConfig();
     const weaviate = await connectWeaviate(config.weaviate);
     await ensureCollections(weaviate);
     const logDir = path.join(dataDir, 'logs');
-    /** Runs one of our processes, and starts it again when it dies (a killed worker comes back). */
-    const supervise = (name: string, entry: string): Service => {
-      const service = spawnNode(name, entry, env, logDir);
-      own.set(name, service);
-      service.child.on('exit', (code, signal) => {
-        if (stopping) return;
-        console.error(`[start] ${name} exited (${code ?? signal}); starting it again in 2 s (log ${service.logFile})`);
-        setTimeout(() => !stopping && supervise(name, entry), 2000);
-      });
-      return service;
-    };
-    supervise('worker', 'worker/main.ts');
-    const api = supervise('api', 'api/server.ts');
-    await waitHealthy(api, () => httpOk(`http://127.0.0.1:${apiPort}/healthz`), 60_000);
+    worker = workerPolling({ address: config.temporal.address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue });
+    await Promise.all([
+      // Up once it polls; it bundles the workflow code first, which takes tens of seconds on a busy machine.
+      supervisor.start(nodeSpec({ name: 'worker', entry: 'worker/main.ts', env, logDir, healthy: worker.healthy, startTimeoutMs: 180_000 })),
+      supervisor.start(nodeSpec({ name: 'api', entry: 'api/server.ts', env, logDir, healthy: () => httpOk(`http://127.0.0.1:${apiPort}/healthz`), ports: [apiPort] })),
+    ]);
     const store = new ApiKeyStore(() => connectWeaviate(config.weaviate));
     const line = '-'.repeat(72);
     console.log(line);
     console.log(`API:          http://127.0.0.1:${apiPort}  (readiness: /readyz, OpenAPI: /openapi.json)`);
     if (process.env.TEMPORAL_HEADLESS !== 'true') console.log(`Temporal UI:  http://127.0.0.1:${ports.temporalUi}`);
-    console.log(`Logs:         ${logDir}`);
+    console.log(`Logs:         ${logDir}  (restarts: supervisor.log)`);
+    console.log(`Pid files:    ${runDir(dataDir)}`);
     if ((await store.list()).length === 0) {
       const { key } = await store.create({ tenant: 'default', scopes: [...SCOPES], name: 'operator (first start)' });
       console.log(`Operator API key for tenant "default" (shown once, store it now):\n  ${key}`);

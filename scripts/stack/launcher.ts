@@ -1,0 +1,103 @@
+/**
+ * `npm start` as a child process, for the tests and benchmarks that need its whole topology (every
+ * process supervised): free ports, a data folder of the caller's, the operator key it prints, the
+ * pid file of each process, and Ctrl-C as a terminal sends it.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { freePort } from './services';
+import { StackPorts, freePorts, runDir } from './stack';
+
+const root = path.resolve(__dirname, '..', '..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the caller's environment may carry from a test or benchmark stack, set aside so that the launcher starts its own. */
+const RUNNER_SETTINGS = ['EMBEDDINGS_URL', 'EMBEDDINGS_QUERY_URL', 'TAG_EMBEDDINGS_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'WEAVIATE_API_KEY'];
+
+export interface Launched {
+  child: ChildProcess;
+  dataDir: string;
+  ports: StackPorts;
+  apiPort: number;
+  /** The API's base URL, `http://127.0.0.1:<apiPort>`. */
+  baseUrl: string;
+  /** The key for tenant `default` printed on the first start of the data folder. */
+  operatorKey?: string;
+  /** Everything the launcher printed so far. */
+  output(): string;
+  /** The pid of a supervised process (`temporal`, `weaviate`, `embeddings`, `embeddings-query`, `english-encoder`, `worker`, `api`, or `launcher`), undefined while it is not running. */
+  pid(name: string): number | undefined;
+  /** `<dataDir>/logs/supervisor.log` so far. */
+  supervisorLog(): string;
+  /** Ctrl-C as a terminal sends it (SIGINT to the launcher and its children at once); resolves with its exit code. */
+  interrupt(): Promise<number | null>;
+}
+
+export async function launchStart(o: { dataDir: string; env?: NodeJS.ProcessEnv; startTimeoutMs?: number }): Promise<Launched> {
+  const ports = await freePorts();
+  const taken = new Set(Object.values(ports));
+  let apiPort: number;
+  do apiPort = await freePort();
+  while (taken.has(apiPort));
+  const env: NodeJS.ProcessEnv = { ...process.env, ...o.env };
+  for (const name of RUNNER_SETTINGS) if (!o.env?.[name]) delete env[name];
+  Object.assign(env, {
+    DATA_DIR: o.dataDir,
+    API_PORT: String(apiPort),
+    TEMPORAL_HEADLESS: env.TEMPORAL_HEADLESS ?? 'true',
+    TEMPORAL_PORT: String(ports.temporal),
+    TEMPORAL_UI_PORT: String(ports.temporalUi),
+    WEAVIATE_HOST: '127.0.0.1',
+    WEAVIATE_HTTP_PORT: String(ports.weaviateHttp),
+    WEAVIATE_GRPC_PORT: String(ports.weaviateGrpc),
+    WEAVIATE_GOSSIP_PORT: String(ports.weaviateGossip),
+    WEAVIATE_RAFT_PORT: String(ports.weaviateRaft),
+    EMBEDDINGS_PORT: String(ports.embeddings),
+    EMBEDDINGS_QUERY_PORT: String(ports.embeddingsQuery),
+    TAG_EMBEDDINGS_PORT: String(ports.englishEncoder),
+  });
+  // Its own process group, so that Ctrl-C can reach the launcher and its children at once, as from a terminal.
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'scripts/stack/start.ts'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + (o.startTimeoutMs ?? 600_000);
+  try {
+    while (!output.includes('Press Ctrl-C to stop.')) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited (${child.exitCode ?? child.signalCode}):\n${output}`);
+      if (Date.now() > deadline) throw new Error(`npm start was not ready within ${(o.startTimeoutMs ?? 600_000) / 1000} s:\n${output}`);
+      await sleep(250);
+    }
+  } catch (err) {
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid!, 'SIGINT');
+      await exited;
+    }
+    throw err;
+  }
+  const logFile = path.join(o.dataDir, 'logs', 'supervisor.log');
+  return {
+    child,
+    dataDir: o.dataDir,
+    ports,
+    apiPort,
+    baseUrl: `http://127.0.0.1:${apiPort}`,
+    operatorKey: /Operator API key for tenant "default".*\n\s+(\S+)/.exec(output)?.[1],
+    output: () => output,
+    pid(name) {
+      try {
+        return Number(fs.readFileSync(path.join(runDir(o.dataDir), `${name}.pid`), 'utf8'));
+      } catch {
+        return undefined;
+      }
+    },
+    supervisorLog: () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''),
+    async interrupt() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      process.kill(-child.pid!, 'SIGINT');
+      return exited;
+    },
+  };
+}
