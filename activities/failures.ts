@@ -20,6 +20,12 @@ export const FAILURE_TYPES = {
 const TIMEOUT_NAMES = new Set(['WeaviateRequestTimeoutError', 'TimeoutError', 'AbortError']);
 const UNAVAILABLE_NAMES = new Set(['WeaviateGRPCUnavailableError', 'WeaviateStartUpError']);
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
+/**
+ * A restarted Weaviate reports ready a moment before it has restored its schema; meanwhile a query
+ * fails with "could not find class X in schema". Our collections always exist (created at start),
+ * so this means the store is still starting: retried, then 503, never 500.
+ */
+const STORE_STARTING = /could not find class \w+ in schema/;
 
 function causeCodes(err: unknown): string[] {
   const codes: string[] = [];
@@ -49,7 +55,7 @@ export function toFailure(err: unknown): unknown {
   if (err instanceof APIConnectionTimeoutError || TIMEOUT_NAMES.has(e?.name) || /DEADLINE_EXCEEDED|timed? ?out/i.test(upstream)) {
     return failure({ type: FAILURE_TYPES.timeout, message: `${who} did not answer in time`, upstream, retryable: true });
   }
-  if (err instanceof APIConnectionError || UNAVAILABLE_NAMES.has(e?.name) || causeCodes(err).some((c) => UNAVAILABLE_CODES.has(c)) || /UNAVAILABLE|ECONNREFUSED/.test(upstream)) {
+  if (err instanceof APIConnectionError || UNAVAILABLE_NAMES.has(e?.name) || causeCodes(err).some((c) => UNAVAILABLE_CODES.has(c)) || /UNAVAILABLE|ECONNREFUSED/.test(upstream) || STORE_STARTING.test(upstream)) {
     return failure({ type: FAILURE_TYPES.unavailable, message: `${who} is unavailable`, upstream, retryable: true });
   }
   if (err instanceof APIError && typeof err.status === 'number') {

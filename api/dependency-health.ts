@@ -1,8 +1,10 @@
 /**
  * Whether each dependency is up, known without waiting on it: a circuit breaker per dependency
  * (Temporal, Weaviate, the embedding servers). A probe runs in the background every `intervalMs`
- * (the same probes as /readyz); a dependency that refuses connections, or fails `failuresToOpen`
- * probes in a row, is marked down at once, and up again at its first answered probe. Requests that
+ * (the liveness part of /readyz's probes); a dependency that refuses connections is marked down
+ * at once, one that stops answering after `failuresToOpen` probes in a row (Temporal and Weaviate:
+ * 2; the embedding servers, which answer slowly while they embed an upload, only by refusing), and
+ * it is up again at its first answered probe. Requests that
  * need a dependency that is down answer 503 with `Retry-After` before doing any work
  * (`requireUp`), instead of waiting for the client libraries' own reconnection attempts, which take
  * 20 s and more. A request that was already running keeps its deadline (408).
@@ -27,8 +29,11 @@ export interface DependencyHealthOptions {
   intervalMs?: number;
   /** Time one probe may take before it counts as failed. */
   probeTimeoutMs?: number;
-  /** Failed probes in a row (timeouts, errors other than a refused connection) that mark it down. */
-  failuresToOpen?: number;
+  /**
+   * Failed probes in a row (timeouts, errors other than a refused connection) that mark a
+   * dependency down; absent for one, only a refused connection does.
+   */
+  failuresToOpen?: Partial<Record<DependencyName, number>>;
   /** Seconds a client is asked to wait (Retry-After). */
   retryAfterS?: number;
 }
@@ -95,7 +100,7 @@ export class DependencyHealth {
   private async probeLoop(name: DependencyName): Promise<void> {
     const interval = this.o.intervalMs ?? 500;
     const timeout = this.o.probeTimeoutMs ?? 2000;
-    const failuresToOpen = this.o.failuresToOpen ?? 2;
+    const failuresToOpen = this.o.failuresToOpen?.[name] ?? Infinity;
     while (!this.stopped) {
       const started = Date.now();
       try {

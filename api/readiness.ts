@@ -40,11 +40,8 @@ const PROBE_TEXT = 'reset my password · réinitialiser le mot de passe · Passw
 /** Cosine below which two servers' vectors of the same text come from different models (the same model gives the same vector). */
 const SAME_MODEL_COSINE = 0.999;
 
-/**
- * Resolves when every embedding server answers and, when there are two, both embed the probe
- * text alike; rejects with what is wrong otherwise.
- */
-export async function checkEmbeddingServers(config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>): Promise<void> {
+/** Resolves when every embedding server answers its model list (liveness: nothing is embedded). */
+export async function embeddingServersAnswer(config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>) {
   const servers = config.embeddings;
   const urls = [...new Set([servers.baseUrl, servers.queryBaseUrl ?? servers.baseUrl])].map((u) => u.replace(/\/$/, ''));
   const english = config.tagEmbeddings?.baseUrl.replace(/\/$/, '');
@@ -54,6 +51,16 @@ export async function checkEmbeddingServers(config: Pick<ServicesConfig, 'embedd
     return res;
   };
   await Promise.all([...urls, ...(english ? [english] : [])].map((u) => request(`${u}/models`)));
+  return { urls, request };
+}
+
+/**
+ * Resolves when every embedding server answers and, when there are two, both embed the probe
+ * text alike; rejects with what is wrong otherwise.
+ */
+export async function checkEmbeddingServers(config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>): Promise<void> {
+  const { urls, request } = await embeddingServersAnswer(config);
+  const servers = config.embeddings;
   if (urls.length < 2) return;
   const vectors = await Promise.all(
     urls.map(async (u) => {
@@ -72,9 +79,10 @@ export async function checkEmbeddingServers(config: Pick<ServicesConfig, 'embedd
 }
 
 /**
- * One probe per dependency, shared by /readyz and the circuit breakers (dependency-health.ts).
- * Temporal is probed through a connection without the client's retries, so a stopped server is
- * reported at once rather than after 20 s of reconnection attempts.
+ * One liveness probe per dependency, for the circuit breakers (dependency-health.ts); /readyz adds
+ * the embedding servers' same-model check. Temporal is probed through a connection without the
+ * client's retries, so a stopped server is reported at once rather than after 20 s of
+ * reconnection attempts.
  */
 export function dependencyProbes(deps: { temporalProbe: Connection; weaviate: () => Promise<WeaviateClient>; config: ServicesConfig }) {
   return {
@@ -83,13 +91,13 @@ export function dependencyProbes(deps: { temporalProbe: Connection; weaviate: ()
       if (!(await (await deps.weaviate()).isReady())) throw new Error('not ready');
     },
     // Both lanes' servers, when a second one serves short queries (activities/models/embeddings.ts).
-    embeddings: () => checkEmbeddingServers(deps.config),
+    embeddings: () => embeddingServersAnswer(deps.config),
   };
 }
 
-export function createReadiness(deps: { probes: ReturnType<typeof dependencyProbes>; chat: ChatGateway }) {
+export function createReadiness(deps: { probes: ReturnType<typeof dependencyProbes>; config: ServicesConfig; chat: ChatGateway }) {
   return async function readiness(): Promise<ReadinessReport> {
-    const [temporal, weaviate, embeddings] = await Promise.all([probe(deps.probes.temporal), probe(deps.probes.weaviate), probe(deps.probes.embeddings)]);
+    const [temporal, weaviate, embeddings] = await Promise.all([probe(deps.probes.temporal), probe(deps.probes.weaviate), probe(() => checkEmbeddingServers(deps.config))]);
     return {
       ready: temporal.ready && weaviate.ready && embeddings.ready,
       dependencies: { temporal, weaviate, embeddings },

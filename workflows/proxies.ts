@@ -11,6 +11,8 @@ const NON_RETRYABLE = ['InvalidInput', 'NotFound', 'InputTooCostly'];
 /**
  * Writes to Weaviate with embeddings: minutes of work per batch, heartbeating per group. They run
  * on the ingestion task queue next to the workflow's own (read when each activity is scheduled).
+ * An accepted upload must outlive an outage of Weaviate or the embedding servers (a restart, a
+ * slow recovery): attempts are retried for about an hour, as the chat session's stores are.
  */
 export const ingestion = proxyActivities<Activities>({
   get taskQueue() {
@@ -18,7 +20,7 @@ export const ingestion = proxyActivities<Activities>({
   },
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 70, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
 /**

@@ -33,6 +33,15 @@ describe('temporalErrorToApiError', () => {
     assert.equal(err.message.includes('inference'), false);
   });
 
+  it('treats a restarted vector store that has not restored its schema yet as unavailable (retried, 503), not as a 500', () => {
+    const upstream = Object.assign(new Error('Query call with protocol gRPC failed with message: /weaviate.v1.Weaviate/Search UNKNOWN: could not find class SupportCase in schema'), { name: 'WeaviateQueryError' });
+    const failure = toFailure(upstream) as ApplicationFailure;
+    assert.equal(failure.type, 'DependencyUnavailable');
+    assert.equal(failure.nonRetryable, false);
+    assert.equal(failure.message, 'the vector store is unavailable');
+    assert.equal(temporalErrorToApiError(activityFailed(failure), 'search').code, 503);
+  });
+
   it('maps the request deadline (an aborted wait) to 408', () => {
     const abort = Object.assign(new Error('deadline'), { name: 'AbortError' });
     assert.equal(temporalErrorToApiError(abort, 'upload').code, 408);

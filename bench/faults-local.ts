@@ -1,0 +1,281 @@
+/**
+ * `npm run bench:faults-local [-- options]`: what killing each process of `npm start`'s topology
+ * costs, measured from outside as a client would. It runs `npm start` itself (scripts/stack/launcher.ts:
+ * a fresh data folder, free ports), creates two tenants with the `keys` command, uploads a few articles and cases for
+ * each, then keeps a light mixed load running (per tenant: a search every second, an ask every two
+ * seconds, an upload of one case with a known id every two seconds; the API's default deadlines)
+ * while it kills, once each and in turn, Weaviate, Temporal, the embedding servers (all three) and
+ * the worker with SIGKILL, reading their pids from the launcher's pid files. The launcher's
+ * supervisor must bring each back by itself.
+ *
+ * Per fault: seconds from the kill to the first 503, the longest request that was running during
+ * the outage (and whether any outlasted its deadline), seconds from the restart (a new pid) to the
+ * first success of every kind of request, whether the supervisor restarted it. At the end every
+ * upload that was acknowledged (200) is looked up by its id (a case search by conversationId):
+ * acknowledged uploads that are missing are counted as lost.
+ *
+ * Writes bench/results/faults-local.json; docs/benchmarks.md shows it.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
+import { launchStart, type Launched } from '../scripts/stack/launcher';
+import { DEFAULT_LIMITS } from '../api/app';
+import { REPO_ROOT, positiveInt, round, runInfo, writeResult } from './lib/run-info';
+
+type Kind = 'search' | 'ask' | 'upload';
+type Fault = 'weaviate' | 'temporal' | 'embeddings' | 'worker';
+
+/** The processes each fault kills, by their pid files' names. */
+const TARGETS: Record<Fault, string[]> = {
+  weaviate: ['weaviate'],
+  temporal: ['temporal'],
+  embeddings: ['embeddings', 'embeddings-query', 'english-encoder'],
+  worker: ['worker'],
+};
+
+const DEADLINE_MS: Record<Kind, number> = {
+  search: DEFAULT_LIMITS.deadlines.search,
+  ask: DEFAULT_LIMITS.deadlines.model,
+  upload: DEFAULT_LIMITS.deadlines.upload,
+};
+
+const GOALS = { first_503_s: 2, recovered_s: 30, acknowledged_lost: 0 };
+
+interface Sample {
+  kind: Kind;
+  tenant: string;
+  start: number;
+  end: number;
+  status: number;
+  /** The case id of an upload. */
+  id?: string;
+  /** The error message of a 5xx answer. */
+  error?: string;
+}
+
+interface Options {
+  baselineSeconds: number;
+  afterSeconds: number;
+  maxOutageSeconds: number;
+  keepData: boolean;
+  out: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A key with every scope for a new tenant, through the operators' `keys` command. */
+function createKey(stack: Launched, tenant: string): string {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: stack.dataDir, WEAVIATE_HOST: '127.0.0.1', WEAVIATE_HTTP_PORT: String(stack.ports.weaviateHttp), WEAVIATE_GRPC_PORT: String(stack.ports.weaviateGrpc) };
+  delete env.WEAVIATE_API_KEY;
+  const out = spawnSync(process.execPath, ['scripts/bootstrap.js', 'keys', 'create', '--tenant', tenant, '--scopes', 'all', '--json'], { cwd: REPO_ROOT, env, encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`keys create failed: ${out.stderr}`);
+  return JSON.parse(out.stdout.trim().split('\n').pop()!).key;
+}
+
+const caseRecord = (id: string, n: number) => ({
+  id,
+  subject: `Printer ${n} does not print after the update`,
+  description: `After updating the driver the printer ${n} shows an error and prints nothing.`,
+  url: `https://support.example.com/cases/${id}`,
+  timeOfCreation: Date.now(),
+});
+
+class Load {
+  readonly samples: Sample[] = [];
+  readonly acknowledged = new Map<string, string>();
+  private running = true;
+  private readonly lanes: Promise<void>[] = [];
+  private n = 0;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly tenants: { tenant: string; key: string }[],
+  ) {}
+
+  async call(o: { kind: Kind; tenant: string; key: string; method: string; path: string; body?: unknown; id?: string }): Promise<Sample> {
+    const start = Date.now();
+    let status = 0;
+    let error: string | undefined;
+    try {
+      const res = await fetch(`${this.baseUrl}${o.path}`, {
+        method: o.method,
+        headers: { Authorization: `Bearer ${o.key}`, 'Content-Type': 'application/json' },
+        body: o.body === undefined ? undefined : JSON.stringify(o.body),
+        signal: AbortSignal.timeout(DEADLINE_MS[o.kind] + 30_000),
+      });
+      status = res.status;
+      const text = await res.text();
+      if (status >= 500) error = text.slice(0, 200);
+    } catch {
+      status = 0; // no answer at all (connection refused, or no answer long past the deadline)
+    }
+    const sample = { kind: o.kind, tenant: o.tenant, start, end: Date.now(), status, id: o.id, error };
+    this.samples.push(sample);
+    if (o.kind === 'upload' && status === 200 && o.id) this.acknowledged.set(o.id, o.key);
+    return sample;
+  }
+
+  private request(kind: Kind, t: { tenant: string; key: string }) {
+    if (kind === 'search') return this.call({ kind, ...t, method: 'POST', path: '/v1/search/cases', body: { query: 'printer does not print after update' } });
+    if (kind === 'ask') return this.call({ kind, ...t, method: 'POST', path: '/v1/assistant/ask', body: { query: 'How do I fix a printer that stopped printing?' } });
+    const id = `fault-${randomUUID()}`;
+    return this.call({ kind, ...t, method: 'POST', path: '/v1/cases', body: { data: [caseRecord(id, this.n++)] }, id });
+  }
+
+  /** One lane per tenant and kind: a request every `everyMs`, or as soon as the previous one ends when it took longer. */
+  start(): void {
+    const every: Record<Kind, number> = { search: 1000, ask: 2000, upload: 2000 };
+    for (const t of this.tenants) {
+      for (const kind of Object.keys(every) as Kind[]) {
+        this.lanes.push(
+          (async () => {
+            while (this.running) {
+              const began = Date.now();
+              await this.request(kind, t);
+              await sleep(Math.max(0, every[kind] - (Date.now() - began)));
+            }
+          })(),
+        );
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.lanes);
+  }
+}
+
+/** Waits until every target has a new pid (the supervisor started it again); the time it saw the last one. */
+async function waitRestarted(stack: Launched, names: string[], old: Map<string, number>, timeoutMs: number): Promise<number | null> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const pids = names.map((n) => stack.pid(n));
+    if (pids.every((p, i) => p !== undefined && p !== old.get(names[i]))) return Date.now();
+    await sleep(100);
+  }
+  return null;
+}
+
+/** The first time after `from` at which every kind of request has succeeded at least once (started after `from`). */
+function allKindsSucceeded(samples: Sample[], from: number): number | null {
+  let latest = 0;
+  for (const kind of ['search', 'ask', 'upload'] as Kind[]) {
+    const first = samples.filter((s) => s.kind === kind && s.start >= from && s.status === 200).sort((a, b) => a.end - b.end)[0];
+    if (!first) return null;
+    latest = Math.max(latest, first.end);
+  }
+  return latest;
+}
+
+async function runFault(o: { fault: Fault; load: Load; stack: Launched; options: Options }) {
+  const { fault, load, stack, options } = o;
+  console.log(`[faults] ${fault}: baseline ${options.baselineSeconds} s`);
+  await sleep(options.baselineSeconds * 1000);
+  const names = TARGETS[fault];
+  const old = new Map(names.map((n) => [n, stack.pid(n)!]));
+  for (const [name, pid] of old) if (!pid) throw new Error(`no pid file for ${name} in ${stack.dataDir}`);
+  const killedAt = Date.now();
+  for (const pid of old.values()) process.kill(pid, 'SIGKILL');
+  console.log(`[faults] ${fault}: killed ${names.join(', ')}`);
+  const restartedAt = await waitRestarted(stack, names, old, options.maxOutageSeconds * 1000);
+  let recoveredAt: number | null = null;
+  const giveUp = Date.now() + options.maxOutageSeconds * 1000;
+  while (restartedAt && Date.now() < giveUp && !(recoveredAt = allKindsSucceeded(load.samples, restartedAt))) await sleep(500);
+  console.log(`[faults] ${fault}: restarted ${restartedAt ? `after ${((restartedAt - killedAt) / 1000).toFixed(1)} s` : 'never'}; recovered ${recoveredAt ? `${((recoveredAt - (restartedAt ?? 0)) / 1000).toFixed(1)} s after` : 'never'}`);
+  await sleep(options.afterSeconds * 1000);
+  const outageEnd = recoveredAt ?? Date.now();
+  const during = load.samples.filter((s) => s.end >= killedAt && s.start <= outageEnd);
+  const first503 = during.filter((s) => s.status === 503 && s.end >= killedAt).sort((a, b) => a.end - b.end)[0];
+  const overDeadline = during.filter((s) => s.end - s.start > DEADLINE_MS[s.kind]);
+  const byStatus: Record<string, number> = {};
+  for (const s of during) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
+  const errors = [...new Set(during.filter((s) => s.error).map((s) => `${s.kind} ${s.status}: ${s.error}`))].slice(0, 10);
+  const result = {
+    killed: names,
+    first_503_s: first503 ? round((first503.end - killedAt) / 1000, 2) : null,
+    longest_request_ms: during.length ? Math.max(...during.map((s) => s.end - s.start)) : 0,
+    requests_over_deadline: overDeadline.length,
+    requests_by_status: byStatus,
+    error_examples: errors,
+    restarted_after_s: restartedAt ? round((restartedAt - killedAt) / 1000, 2) : null,
+    recovered_s: recoveredAt && restartedAt ? round((recoveredAt - restartedAt) / 1000, 2) : null,
+    restarted_by_supervisor: restartedAt !== null,
+    acknowledged_lost: 0,
+  };
+  return { killedAt, result };
+}
+
+/** Acknowledged uploads that cannot be found: a case search by their id answers 404. */
+async function lostUploads(load: Load, baseUrl: string): Promise<string[]> {
+  const lost: string[] = [];
+  for (const [id, key] of load.acknowledged) {
+    for (let attempt = 1; ; attempt++) {
+      const res = await fetch(`${baseUrl}/v1/search/cases`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ conversationId: id }),
+      });
+      if (res.status === 200) break;
+      if (res.status === 404 || attempt === 5) {
+        lost.push(id);
+        break;
+      }
+      await sleep(1000);
+    }
+  }
+  return lost;
+}
+
+async function main(options: Options): Promise<void> {
+  const info = runInfo();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'support-ai-faults-'));
+  const stack = await launchStart({ dataDir });
+  try {
+    const tenants = ['faults-a', 'faults-b'].map((tenant) => ({ tenant, key: createKey(stack, tenant) }));
+    const load = new Load(stack.baseUrl, tenants);
+    for (const t of tenants) {
+      const seed = await load.call({ kind: 'upload', ...t, method: 'POST', path: '/v1/cases', body: { data: [0, 1, 2].map((n) => caseRecord(`seed-${t.tenant}-${n}`, n)) } });
+      if (seed.status !== 200) throw new Error(`seeding ${t.tenant} answered ${seed.status}`);
+    }
+    load.start();
+    const runs: { fault: Fault; killedAt: number; result: Awaited<ReturnType<typeof runFault>>['result'] }[] = [];
+    for (const fault of Object.keys(TARGETS) as Fault[]) runs.push({ fault, ...(await runFault({ fault, load, stack, options })) });
+    await load.stop();
+    const lost = new Set(await lostUploads(load, stack.baseUrl));
+    // A lost upload is charged to the last fault killed before it was acknowledged (the first fault, if none was).
+    for (const s of load.samples.filter((x) => x.id && lost.has(x.id))) (runs.filter((r) => r.killedAt <= s.end).pop() ?? runs[0]).result.acknowledged_lost += 1;
+    const faults = Object.fromEntries(runs.map((r) => [r.fault, r.result]));
+    writeResult(options.out, {
+      ...info,
+      settings: { ...options, load: 'per tenant: a search every 1 s, an ask every 2 s, a one-case upload every 2 s; 2 tenants', deadlines_ms: DEADLINE_MS },
+      goals: GOALS,
+      acknowledged_uploads: load.acknowledged.size,
+      acknowledged_lost: lost.size,
+      faults,
+    });
+  } finally {
+    await stack.interrupt();
+    if (options.keepData) console.log(`[faults] data and logs kept in ${dataDir}`);
+    else fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const program = new Command('bench:faults-local')
+  .description("kill each process of npm start's topology under load and measure the outage")
+  .option('--baseline-seconds <n>', 'load before each kill', positiveInt, 10)
+  .option('--after-seconds <n>', 'load after each recovery', positiveInt, 10)
+  .option('--max-outage-seconds <n>', 'give up waiting for a restart or a recovery after this', positiveInt, 180)
+  .option('--keep-data', 'keep the data folder and its logs')
+  .option('--out <file>', 'result file', 'bench/results/faults-local.json')
+  .action((o: Options) =>
+    main(o).catch((err) => {
+      console.error(`[faults] ${err.stack ?? err}`);
+      process.exit(1);
+    }),
+  );
+program.parse();
