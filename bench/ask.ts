@@ -27,7 +27,7 @@ import { answerQuestion } from '../activities/ask/answer';
 import { ANSWER_THRESHOLD } from '../activities/ask/compose';
 import { loadServicesConfig } from '../activities/config';
 import { createChatGateway } from '../activities/models/chat';
-import { detectLanguage } from '../activities/text/article-text';
+import { textLanguage } from '../activities/text/language';
 import { ASK_RETRIEVAL } from '../activities/weaviate/ask-retrieve';
 import type { SearchPhase } from '../activities/weaviate/retrieve';
 import { presentAnswer } from '../api/presenters/ask';
@@ -220,9 +220,8 @@ async function latency(app: InProcessApp, o: Options) {
     const timings: Partial<Record<SearchPhase, number>> = {};
     const started = performance.now();
     const question = query.trim();
-    const language = detectLanguage(question)?.toLowerCase().split(/[-_]/)[0] || 'en';
-    const result = await answerQuestion({ ...activityDeps, chat, timings }, { tenant, question, history: [], productIds: [], author: 'customer', language, now: Date.now() });
-    const body = presentAnswer({ id: 'direct', answer: result.answer, language });
+    const result = await answerQuestion({ ...activityDeps, chat, timings }, { tenant, question, history: [], productIds: [], author: 'customer', language: textLanguage(question), now: Date.now() });
+    const body = presentAnswer({ id: 'direct', answer: result.answer, language: result.language });
     return { status: 200, body, serverTiming: timingHeader(timings, performance.now() - started) };
   };
   const api = async (query: string) => {

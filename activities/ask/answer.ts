@@ -5,7 +5,7 @@
  * the benchmark calls it directly.
  */
 import type { ChatGateway } from '../models/chat';
-import { type AskRetrievalInput, retrieveAskSources } from '../weaviate/ask-retrieve';
+import { type AskRetrievalInput, retrieveAskSources, type Source } from '../weaviate/ask-retrieve';
 import type { Deps } from '../weaviate/retrieve';
 import { ANSWER_THRESHOLD, chooseSources, type ComposedAnswer } from './compose';
 import { standaloneQuestion, type Turn } from './follow-up';
@@ -23,8 +23,11 @@ export interface AskInput {
   productIds: string[];
   /** `agent` may be answered from cases too. */
   author: 'agent' | 'customer';
-  /** ISO 639-1 code of the request language (the header, else detected). */
-  language: string;
+  /**
+   * ISO 639-1 code of the request language: the header's, else the one the question shows
+   * (text/language.ts); undefined when neither tells, and then the sources' language is used.
+   */
+  language?: string;
   /** Epoch ms, for the recency of incidents. */
   now: number;
 }
@@ -33,18 +36,27 @@ export interface AskResult {
   answer: ComposedAnswer;
   /** The question as searched for. */
   standalone: string;
+  /** The language answered in: the request's, else the sources', else English. */
+  language: string;
   engine: 'local' | 'openai';
 }
+
+/**
+ * The tenant's language for a question that does not show its own: that of the first source
+ * with a known language (an article's, declared or detected from its whole text), else English.
+ */
+export const sourcesLanguage = (sources: readonly Source[]): string => sources.find((s) => s.language)?.language ?? 'en';
 
 export async function answerQuestion(deps: Deps & { chat: ChatGateway }, input: AskInput): Promise<AskResult> {
   const standalone = await standaloneQuestion({ question: input.question, history: input.history, chat: deps.chat, signal: deps.signal });
   const retrieval: AskRetrievalInput = { tenant: input.tenant, text: standalone, productIds: input.productIds, includeCases: input.author === 'agent', now: input.now };
   const candidates = await retrieveAskSources(deps, retrieval);
   const sources = chooseSources(standalone, candidates, deps.chat.complete ? MODEL_SOURCES : ANSWER_THRESHOLD);
+  const language = input.language ?? sourcesLanguage(sources);
   const started = performance.now();
   const answer = deps.chat.complete
-    ? await composeWithModel({ chat: deps.chat, question: input.question, history: input.history, sources, language: input.language, signal: deps.signal })
-    : composeLocal({ question: standalone, sources, language: input.language });
+    ? await composeWithModel({ chat: deps.chat, question: input.question, history: input.history, sources, language, signal: deps.signal })
+    : composeLocal({ question: standalone, sources, language });
   if (deps.timings) deps.timings[deps.chat.complete ? 'model' : 'compose'] = performance.now() - started;
-  return { answer, standalone, engine: deps.chat.engine };
+  return { answer, standalone, language, engine: deps.chat.engine };
 }

@@ -1,9 +1,11 @@
 /**
  * Language of a response for the built-in judge: the writing system decides when it belongs to one
  * language (Tamil, Thai, Korean …); Devanagari is told apart (Hindi, Marathi, Nepali) and Swahili is
- * recognised by their commonest words; everything else goes to tinyld.
+ * recognised by their commonest words; everything else goes to tinyld, and in the Latin script only
+ * when the text backs its answer (text/language.ts): otherwise the language cannot be told.
  */
 import { detectAll } from 'tinyld';
+import { decideLanguage, languageEvidence } from '../text/language';
 
 /** Language names (English and a few native or alternative names) to ISO 639-1 codes. */
 export const LANGUAGE_CODES: Record<string, string> = {
@@ -78,6 +80,14 @@ export function detectLanguages(text: string): string[] {
   if (commonWordShare(text, 'sw') > 0.12) return ['sw'];
   const ranked = detectAll(text);
   if (!ranked.length) return [];
+  // In the Latin script a few words look like any language: the request-language rule says whether
+  // the text shows one (text/language.ts); more English function words make it English.
+  const evidence = languageEvidence(text);
+  if (evidence?.latin) {
+    const shown = decideLanguage(evidence);
+    if (shown === undefined) return [];
+    if (shown === 'en' && evidence.lang !== 'en') return ['en'];
+  }
   return ranked.filter((r) => r.accuracy >= ranked[0].accuracy * AMBIGUOUS).map((r) => r.lang);
 }
 

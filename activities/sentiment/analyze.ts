@@ -5,15 +5,14 @@
  * path's timeouts and retries; the benchmark calls the local engine directly too.
  */
 import type { ChatGateway } from '../models/chat';
-import { detectLanguage } from '../text/article-text';
+import { requestLanguage } from '../text/language';
 import type { Embedder } from '../models/embeddings';
 import type { SearchPhase } from '../weaviate/retrieve';
 import { scoreLocal, type SentimentInput, type SentimentScore } from './local-engine';
 import { scoreWithModel } from './model-engine';
 
-/** The language of a request: the header's, else the message's detected language, else English. */
-export const messageLanguage = (header: unknown, message: string) =>
-  (typeof header === 'string' ? header : detectLanguage(message))?.toLowerCase().split(/[-_]/)[0] || 'en';
+/** The language of a request: the header's, else the one the message shows, else English (text/language.ts). */
+export const messageLanguage = (header: unknown, message: string) => requestLanguage({ header, text: message });
 
 export interface SentimentResult extends SentimentScore {
   engine: 'local' | 'openai';

@@ -14,7 +14,7 @@
  * DialogSum dev split only (docs/benchmarks.md, bench:summary).
  */
 import { contentTokens, sentences, words } from '../ask/sentences';
-import { detectLanguage } from '../text/article-text';
+import { textLanguage as shownLanguage } from '../text/language';
 import { type Conversation, type ConversationText, parseConversation, type Turn } from './conversation';
 import { reportedSpeech, trimFillers } from './english';
 import { summaryPhrases } from './i18n';
@@ -220,7 +220,7 @@ function narrate(u: Unit, turn: Turn, c: Conversation, english: boolean): string
 }
 
 /** The language the conversation is written in (not the request's): decides the reported speech. */
-const textLanguage = (c: Conversation) => detectLanguage(c.turns.slice(0, 50).map((t) => t.text.slice(0, 2000)).join('\n')) ?? 'en';
+const textLanguage = (c: Conversation) => shownLanguage(c.turns.slice(0, 50).map((t) => t.text.slice(0, 2000)).join('\n')) ?? 'en';
 
 export function summarizeLocal(o: { conversation: ConversationText; language: string; params?: SummaryParams }): SummaryDraft {
   const p = o.params ?? SUMMARY_EXTRACT;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { answerQuestion } from '../../activities/ask/answer';
 import { questionIntent } from '../../activities/tags/tag';
-import { detectLanguage } from '../../activities/text/article-text';
+import { statedLanguage } from '../../activities/text/language';
 import type { SearchPhase } from '../../activities/weaviate/retrieve';
 import { findAnswer, storeFeedback } from '../../activities/weaviate/answers';
 import { OPERATIONS } from '../../workflows/constants';
@@ -53,10 +53,6 @@ async function findStoredAnswer(d: ReadDeps, tenant: string, answerId: string) {
   }
 }
 
-/** The request language: the header's, else the question's detected language, else English. */
-const requestLanguage = (header: unknown, question: string) =>
-  (typeof header === 'string' ? header : detectLanguage(question))?.toLowerCase().split(/[-_]/)[0] || 'en';
-
 export const assistantRoutes: RouteModule = (router, deps) => {
   const ask = operation('ask');
   const policy = deps.chat.engine === 'openai' ? modelPolicy(deps.chatTimeoutMs) : READ_POLICY;
@@ -66,7 +62,8 @@ export const assistantRoutes: RouteModule = (router, deps) => {
     const { headers } = ctx.state.input;
     const chatHeader = headers['Chat-Identifier'] as string | undefined;
     const chatId = chatHeader?.toLowerCase() ?? randomUUID();
-    const language = requestLanguage(headers['X-Language-Iso-Code'], body.query);
+    // The header's language, else the one the question shows; else answerQuestion takes the sources'.
+    const stated = statedLanguage({ header: headers['X-Language-Iso-Code'], text: body.query });
     const history = chatHeader ? await deps.sessions.history(tenant, chatId) : [];
     const author = body.author ?? 'customer';
     const timings: Partial<Record<SearchPhase, number>> = {};
@@ -79,7 +76,7 @@ export const assistantRoutes: RouteModule = (router, deps) => {
         const [answered, intentTag] = await Promise.all([
           answerQuestion(
             { ...d, chat: deps.chat, timings },
-            { tenant, question: body.query.trim(), history, productIds: productList(body.productId), author, language, now: Date.now() },
+            { tenant, question: body.query.trim(), history, productIds: productList(body.productId), author, language: stated, now: Date.now() },
           ),
           // The intent is an extra: when the tag model cannot be read, the answer goes without it.
           questionIntent({ ...d, tenant }, { message: body.query.trim() }).catch((err) => {
@@ -94,6 +91,7 @@ export const assistantRoutes: RouteModule = (router, deps) => {
     // The read is done: the admission place goes to the next question while the turn is recorded.
     ctx.state.releaseAdmission?.();
     const id = randomUUID();
+    const { language } = result;
     const response = presentAnswer({ id, answer: result.answer, language, intentTag: result.intentTag });
     const recording = performance.now();
     await deps.sessions.record({

@@ -4,8 +4,8 @@
  * retries (the model's own when a chat model is configured). The text to summarize is the
  * body's; when the body has none, the case that `conversationId` names (its public text only).
  */
-import { detectLanguage } from '../../activities/text/article-text';
 import type { ConversationText } from '../../activities/summary/conversation';
+import { requestLanguage } from '../../activities/text/language';
 import { caseConversation, hasText, summarize } from '../../activities/summary/summarize';
 import type { SearchPhase } from '../../activities/weaviate/retrieve';
 import { OPERATIONS } from '../../workflows/constants';
@@ -22,10 +22,10 @@ import type { RouteModule } from './types';
 
 const NO_TEXT = 'at least one of /subject, /description, /comments must be non-empty';
 
-/** The request language: the header's, else the conversation's detected language, else English. */
+/** The request language: the header's, else the one the conversation shows, else English (text/language.ts). */
 function summaryLanguage(header: unknown, c: ConversationText): string {
   const text = [c.subject, c.description, ...(c.comments ?? [])].filter(Boolean).join('\n');
-  return (typeof header === 'string' ? header : detectLanguage(text))?.toLowerCase().split(/[-_]/)[0] || 'en';
+  return requestLanguage({ header, text });
 }
 
 export const conversationsRoutes: RouteModule = (router, deps) => {
