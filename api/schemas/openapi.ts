@@ -35,24 +35,30 @@ const JsonValueSchema = {
   items: JSON_VALUE_REF,
 };
 
+/** Keywords whose schemas are shapes the same value must (not) have: cross-field rules, not values. */
+const SHAPE_KEYWORDS = new Set(['not', 'anyOf', 'oneOf', 'allOf']);
+
 /**
  * A copy of a schema in OpenAPI form: no `$id`, `$ref: 'Id'` pointing into `components.schemas`.
  * In request schemas `additionalProperties: false` is left out: the API ignores unknown fields
  * (validation removes them), so the document must not call a body with one invalid. Responses keep
- * it. Request objects say instead that `__proto__` is not a key they take.
+ * it. Request objects say instead that `__proto__` is not a key they take; the shapes of a
+ * cross-field rule (`not` both `rules` and `use_case`) do not repeat it: the object they constrain
+ * says it already, and a `not` that carries it leaves generators such as the fuzzer's little to do
+ * but draw and throw away.
  */
-function toOpenApi(value: unknown, request = false): unknown {
-  if (Array.isArray(value)) return value.map((item) => toOpenApi(item, request));
+function toOpenApi(value: unknown, request = false, shape = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => toOpenApi(item, request, shape));
   if (typeof value !== 'object' || value === null) return value;
   const out: Json = {};
   for (const [key, child] of Object.entries(value)) {
     if (key === '$id' || (request && key === 'additionalProperties' && child === false)) continue;
     const isExternalRef = key === '$ref' && typeof child === 'string' && !child.startsWith('#');
-    out[key] = isExternalRef ? COMPONENT_PREFIX + child : toOpenApi(child, request);
+    out[key] = isExternalRef ? COMPONENT_PREFIX + child : toOpenApi(child, request, shape || SHAPE_KEYWORDS.has(key));
   }
   // The body parser refuses the key `__proto__` at any depth (docs/api.md, "Input limits"), in the
   // fields an object lists and in those it does not (ignored, but parsed all the same).
-  if (request && out.type === 'object') {
+  if (request && !shape && out.type === 'object') {
     out.propertyNames = NO_PROTO_KEY;
     out.additionalProperties ??= JSON_VALUE_REF;
   }

@@ -2,8 +2,9 @@
  * `npm run test:fuzz`: property-based fuzzing driven by the served OpenAPI document. Starts a test
  * stack like `npm test`, a worker and the API in this process, and a key with every scope for a
  * fresh tenant, then runs schemathesis with every check against `/openapi.json`. Exits non-zero
- * when schemathesis reports any failure. Its settings are in test/fuzz/schemathesis.toml; extra
- * arguments go to schemathesis, e.g. `--seed <n>` or `--include-path /v1/cases`.
+ * when schemathesis reports any failure. Its settings are in test/fuzz/schemathesis.toml, a pinned
+ * seed among them, so every run tries the same cases; extra arguments go to schemathesis, e.g.
+ * `--seed <n>` (other cases) or `--include-path /v1/cases`.
  *
  * The API runs with its normal settings except two: the rate limits (per key, and of failed
  * authentications per address, which the auth checks cause) are raised so the fuzzer is not
