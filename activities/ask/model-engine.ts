@@ -51,8 +51,8 @@ export function parseModelAnswer(content: string, sourceCount: number): { answer
   return { answer: answer === null ? null : answer.trim(), sources: cited };
 }
 
-/** Citation markers the model wrote, such as [1] or [1, 2]. */
-const CITATION = /\s*\[(\d+(?:\s*,\s*\d+)*)\]/g;
+/** Citation markers the model wrote, such as [1] or [1, 2], with the blanks before them (from where they start). */
+const CITATION = /(?<!\s)\s*\[(\d+(?:\s*,\s*\d+)*)\]/g;
 
 /** The numbers the text cites, in order of first citation. */
 export const citedIn = (text: string) => [...new Set([...text.matchAll(CITATION)].flatMap((m) => m[1].split(',').map((n) => Number(n.trim()))))];

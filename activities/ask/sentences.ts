@@ -27,10 +27,45 @@ export const contentTokens = (text: string): string[] => words(text).filter((w) 
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
+/**
+ * Characters the segmenter is given at once. V8's Intl.Segmenter before V8 12.3 (Node 20) costs
+ * each sentence the length of the whole text, so a long text is read in windows of this size.
+ */
+export const SEGMENTER_WINDOW = 4000;
+
+/**
+ * The sentences of one block, as the segmenter splits the whole block, read window by window: a
+ * window's last two sentences are read again with the next window (the last may run past the
+ * window, and whether a sentence ends before it can depend on its first characters: "etc. and").
+ * A window with fewer sentences grows until it has three, or reaches the block's end.
+ */
+function segmentSentences(block: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  let size = SEGMENTER_WINDOW;
+  while (from < block.length) {
+    const end = Math.min(block.length, from + size);
+    const found = [...segmenter.segment(block.slice(from, end))];
+    if (end === block.length) {
+      out.push(...found.map((s) => s.segment));
+      break;
+    }
+    if (found.length < 3) {
+      size *= 2;
+      continue;
+    }
+    const kept = found.slice(0, -2);
+    out.push(...kept.map((s) => s.segment));
+    from += found[found.length - 2].index;
+    size = SEGMENTER_WINDOW;
+  }
+  return out;
+}
+
 /** The sentences of a text, trimmed, one paragraph break counting as a sentence end. */
 export function sentences(text: string): string[] {
   return text
     .split(/\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)/)
-    .flatMap((block) => [...segmenter.segment(block.replace(/\s+/g, ' ').trim())].map((s) => s.segment.trim()))
+    .flatMap((block) => segmentSentences(block.replace(/\s+/g, ' ').trim()).map((s) => s.trim()))
     .filter((s) => s.length > 0);
 }

@@ -5,6 +5,7 @@
  */
 import { detectLanguages, languageName } from './language';
 import { findCardNumbers, findEmails, findLinks, findPhones, findSecrets, mask } from './sensitive-data';
+import { occurIn } from './substrings';
 import * as m from './text-measures';
 
 export type Relation = 'at_least' | 'at_most' | 'less_than' | 'more_than' | 'exactly';
@@ -110,7 +111,8 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       return verdict(first === check.word.toLowerCase(), `paragraph ${check.nth} starts with "${first}"; "${check.word}" required`);
     }
     case 'keywords': {
-      const missing = check.words.filter((w) => !m.containsText(out, w));
+      const present = occurIn(out.toLowerCase(), check.words.map((w) => w.toLowerCase()));
+      const missing = check.words.filter((_, i) => !present[i]);
       return verdict(!missing.length, missing.length ? `missing ${listed(missing)}` : `contains ${listed(check.words)}`);
     }
     case 'mentions': {
@@ -130,7 +132,7 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       return verdict(satisfies(n, check.count), `the letter "${check.letter}" occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`);
     }
     case 'language': {
-      const found = detectLanguages(out);
+      const found = detectLanguages(m.languageSample(out));
       const want = languageName(check.code);
       if (!found.length) return { outcome: 'not_applicable', explanation: `too little text to tell its language; ${want} required` };
       const names = found.map(languageName);
@@ -170,7 +172,8 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       return verdict(parts[0].trim() !== parts[1].trim(), parts[0].trim() === parts[1].trim() ? 'the two responses are identical' : `two different responses separated by ${sep}`);
     }
     case 'options': {
-      const hit = check.options.find((o) => out.trim().includes(o));
+      const present = occurIn(out.trim(), check.options);
+      const hit = check.options.find((_, i) => present[i]);
       return verdict(!!hit, hit ? `answers with ${JSON.stringify(hit)}` : `none of the options ${listed(check.options, 5)} in the answer`);
     }
     case 'sections': return counted(m.countSections(out, check.marker), check.count, `section marked "${check.marker} N"`);
@@ -184,8 +187,8 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       return verdict(ok, ok ? `starts with "${check.phrase}"` : `starts with "${out.trim().slice(0, 40)}", not "${check.phrase}"`);
     }
     case 'ends_with': {
-      const loose = (x: string) => (check.loose ? x.replace(/[.\s]+$/, '') : x);
-      const ok = loose(out.trim().replace(/^"+|"+$/g, '').toLowerCase()).endsWith(loose(check.phrase.trim().toLowerCase()));
+      const loose = (x: string) => (check.loose ? x.replace(/(?<![.\s])[.\s]+$/, '') : x);
+      const ok = loose(out.trim().replace(/^"+|(?<!")"+$/g, '').toLowerCase()).endsWith(loose(check.phrase.trim().toLowerCase()));
       return verdict(ok, ok ? `ends with "${check.phrase}"` : `ends with "${out.trim().slice(-40)}", not "${check.phrase}"`);
     }
     case 'repeat_request': {
@@ -201,7 +204,9 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
     }
     case 'links_grounded': {
       const input = ctx.messages.map((msg) => msg.content).join('\n').toLowerCase();
-      const invented = findLinks(out).filter((l) => !input.includes(l.toLowerCase().replace(/\/+$/, '')));
+      const links = findLinks(out);
+      const grounded = occurIn(input, links.map((l) => l.toLowerCase().replace(/(?<!\/)\/+$/, '')));
+      const invented = links.filter((_, i) => !grounded[i]);
       return verdict(!invented.length, invented.length ? `links not found in the input: ${listed(invented)}` : 'every link appears in the input');
     }
     case 'no_emails': {

@@ -40,10 +40,13 @@ export const keywordFrequency: Reader = (rt) => {
     new RegExp(`\\b(?:use|mention|include|repeat|say|write|put|feature)\\s+(?:the\\s+)?(?:(?:key)?(?:word|term|phrase|keyword)\\s+)?(${Q}|[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*)(?=\\s+(?:[\\p{L}]+\\s+){0,3}?\\d)`, 'u'),
     new RegExp(`(${Q})\\s+(?:should|must|has\\s+to|needs\\s+to|is\\s+to|shall|will|may|can|to)?\\s*(?:\\w+\\s+){0,2}?(?:appear|occur|be\\s+used|be\\s+mentioned|be\\s+included|show\\s+up|be\\s+repeated|be\\s+present|feature)`, 'u'),
   ];
+  // Mentions in one clause share its count: each clause is read once, however many mentions it has.
+  const counts = new Map<number, ReturnType<typeof findCount>>();
   for (const re of patterns) {
     for (let m = find(rt, re); m; m = find(rt, re, m.index + 1)) {
       const [s, e] = rt.clauseAt(m.index);
-      const found = findCount(rt.low, TIMES, 'exactly', s, e);
+      if (!counts.has(s)) counts.set(s, findCount(rt.low, TIMES, 'exactly', s, e));
+      const found = counts.get(s);
       if (!found) continue;
       const word = unquote(rt, m[1]).trim();
       if (!word || /^(?:count|limit|length|number)$/.test(word)) continue;

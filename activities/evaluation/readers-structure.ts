@@ -4,7 +4,7 @@
  * wrapping, starting and ending phrases, commas. Each looks for the ways English states its family,
  * consumes the words it understood and returns a typed check, or nothing.
  */
-import { atLeastOne, consumeClause, consumeSentencesMatching, end, find, findCount, negated, NONE, ORDINALS, Q, type Reader, RuleText, unquote } from './rule-text';
+import { atLeastOne, consumeClause, consumeSentencesMatching, end, find, findCount, linesStartingWith, negated, NONE, ORDINALS, Q, type Reader, RuleText, unquote } from './rule-text';
 
 // --- whole-response structure ---------------------------------------------------------------
 
@@ -69,8 +69,8 @@ export const sections: Reader = (rt) => {
   const found = findCount(rt.low, unit, 'at_least');
   rt.consume(...rt.clauseAt(m.index));
   if (found) rt.consume(found.start, found.end);
-  const exampleLine = new RegExp(`^\\s*(?:${marker.toLowerCase()}\\s*\\d+|\\[[^\\]]*\\])\\s*$`, 'gm');
-  for (const l of rt.low.matchAll(exampleLine)) rt.consume(l.index, l.index + l[0].length);
+  // Example lines such as "SECTION 1" or "[content]" (a bracket closed on its own line).
+  rt.consumeAll(linesStartingWith(rt.low, new RegExp(`(?:${marker.toLowerCase()}\\s*\\d+|\\[[^\\]\\n]*\\])\\s*$`, 'm')));
   return { kind: 'sections', marker, count: found?.count ?? atLeastOne };
 };
 
@@ -138,7 +138,7 @@ export const bullets: Reader = (rt) => {
   const none = !found && negated(rt, m.index);
   rt.consume(s, e);
   if (found) rt.consume(found.start, found.end);
-  for (const l of rt.low.matchAll(/^\s*[*-]\s.*$/gm)) rt.consume(l.index, l.index + l[0].length);
+  rt.consumeAll(linesStartingWith(rt.low, /[*-]\s.*$/m));
   return { kind: 'bullets', count: found?.count ?? (none ? NONE : atLeastOne) };
 };
 

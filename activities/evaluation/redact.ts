@@ -8,7 +8,7 @@
  */
 import { isIPv6 } from 'node:net';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
-import { cardSpans, emailSpans, phoneSpans, randomTokenSpans, type Span } from './sensitive-data';
+import { cardSpans, emailSpans, phoneSpans, randomTokenSpans, SCHEME_NAME, type Span, TO_SCHEME } from './sensitive-data';
 
 export const PLACEHOLDERS = {
   privateKey: '[PRIVATE_KEY]',
@@ -59,7 +59,7 @@ function findings(text: string): Finding[] {
   return [
     ...matches(text, /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, 'privateKey'),
     ...matches(text, /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, 'jwt'),
-    ...matches(text, /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:([^\s@/]+)@/gi, 'password', { group: 1 }),
+    ...matches(text, new RegExp(String.raw`${TO_SCHEME}${SCHEME_NAME}:\/\/[^\s:/@]+:([^\s@/]+)@`, 'gi'), 'password', { group: 2 }),
     ...API_KEYS.flatMap((re) => matches(text, re, 'apiKey')),
     ...matches(text, /\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)/g, 'secret', { group: 1 }),
     ...matches(text, /\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)\b["']?\s*[:=]\s*["']?([^\s"'<>,;]{6,})/gi, 'secret', { group: 1 }),
@@ -80,12 +80,22 @@ export interface Redaction {
   counts: Partial<Record<RedactionType, number>>;
 }
 
-/** The text with every finding replaced; where findings overlap, the first listed kind, then the longer, wins. */
+const RANK = new Map(Object.keys(PLACEHOLDERS).map((type, i) => [type, i]));
+
+/**
+ * The text with every finding replaced; where findings overlap, the first listed kind, then the
+ * longer, wins. Which characters are already taken is kept per character, so resolving overlaps
+ * costs the findings' total length (each detector's findings do not overlap one another).
+ */
 export function redact(text: string): Redaction {
-  const order = Object.keys(PLACEHOLDERS) as RedactionType[];
-  const all = findings(text).sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type) || b.end - b.start - (a.end - a.start));
+  const all = findings(text).sort((a, b) => RANK.get(a.type)! - RANK.get(b.type)! || b.end - b.start - (a.end - a.start));
+  const taken = new Uint8Array(text.length);
   const kept: Finding[] = [];
-  for (const f of all) if (!kept.some((k) => f.start < k.end && k.start < f.end)) kept.push(f);
+  for (const f of all) {
+    if (taken.subarray(f.start, f.end).includes(1)) continue;
+    taken.fill(1, f.start, f.end);
+    kept.push(f);
+  }
   kept.sort((a, b) => a.start - b.start);
   const counts: Redaction['counts'] = {};
   let out = '';

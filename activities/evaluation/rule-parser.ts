@@ -56,9 +56,69 @@ const FILLER = new Set(
 );
 const PERMISSION = /^\s*(?:you\s+(?:can|may)|feel\s+free|it\s+is\s+(?:ok|fine)|(?:for\s+example|e\.g\.?|i\.e\.?|such\s+as|like)\b)/;
 
+/** Where a run of characters of `is` that contains position i ends, for every i (i itself when not in one). */
+function runEnds(text: string, is: (c: string) => boolean): Int32Array {
+  const ends = new Int32Array(text.length + 1);
+  ends[text.length] = text.length;
+  for (let i = text.length - 1; i >= 0; i--) ends[i] = is(text[i]) ? (is(text[i + 1] ?? '') ? ends[i + 1] : i + 1) : i;
+  return ends;
+}
+
+const BLANK = /^\s$/;
+const STOP = new Set(['.', ';', '!', '?', '\n', '(', ')']);
+const CONJUNCTION = /(?:and|but|then)/iy;
+
+/**
+ * The pieces `text.split(/[.;!?\n()]+(?=\s|$)|[\n()]|¦+|,?\s+(?:and|but|then)\s+/i)` returns, in
+ * linear time: where the regex rescans a run of stops or of blanks from each of its characters, the
+ * runs' ends are known in advance (a run of stops ends a piece where a blank or a line break follows
+ * it; blanks and a comma end one before "and", "but" or "then").
+ */
+export function clausePieces(text: string): string[] {
+  const blankEnd = runEnds(text, (c) => BLANK.test(c));
+  const stopEnd = runEnds(text, (c) => STOP.has(c));
+  const barEnd = runEnds(text, (c) => c === '¦');
+  // The last line break after i within its run of stops (-1: none).
+  const lastBreak = new Int32Array(text.length + 1).fill(-1);
+  for (let i = text.length - 2; i >= 0; i--) {
+    if (!STOP.has(text[i]) || !STOP.has(text[i + 1])) continue;
+    lastBreak[i] = lastBreak[i + 1] >= 0 ? lastBreak[i + 1] : text[i + 1] === '\n' ? i + 1 : -1;
+  }
+  const blank = (i: number) => i < text.length && BLANK.test(text[i]);
+  const separatorEnd = (p: number): number | undefined => {
+    const c = text[p];
+    if (STOP.has(c)) {
+      const end = stopEnd[p];
+      if (end === text.length || blank(end)) return end;
+      if (lastBreak[p] > p) return lastBreak[p];
+      if (c === '\n' || c === '(' || c === ')') return p + 1;
+      return undefined;
+    }
+    if (c === '¦') return barEnd[p];
+    const from = c === ',' ? p + 1 : p;
+    if (!blank(from)) return undefined;
+    CONJUNCTION.lastIndex = blankEnd[from];
+    if (!CONJUNCTION.test(text) || !blank(CONJUNCTION.lastIndex)) return undefined;
+    return blankEnd[CONJUNCTION.lastIndex];
+  };
+  const pieces: string[] = [];
+  let start = 0;
+  for (let p = 0; p < text.length; ) {
+    const end = separatorEnd(p);
+    if (end === undefined) {
+      p += 1;
+      continue;
+    }
+    pieces.push(text.slice(start, p));
+    start = p = end;
+  }
+  pieces.push(text.slice(start));
+  return pieces;
+}
+
 function unreadClauses(rt: RuleText): string[] {
   const out: string[] = [];
-  for (const piece of rt.written.split(/[.;!?\n()]+(?=\s|$)|[\n()]|¦+|,?\s+(?:and|but|then)\s+/i)) {
+  for (const piece of clausePieces(rt.written)) {
     const clause = piece.replace(/⟦\d+⟧/g, ' ').replace(/\s+/g, ' ').trim();
     const low = clause.toLowerCase();
     if (!clause || PERMISSION.test(low) || !INSTRUCTION.test(low)) continue;

@@ -39,14 +39,60 @@ export function numbersToDigits(s: string): string {
   out = sameLength(out, new RegExp(`\\b(${tens})(?:[\\s-](${small}))?\\b`, 'gi'), (_x, t, u) => String(TENS[t.toLowerCase()] + (u ? SMALL[u.toLowerCase()] : 0)));
   out = sameLength(out, new RegExp(`\\b(?:a\\s+)?(${small})\\b`, 'gi'), (x, w) => (/^a\s/i.test(x) && w.toLowerCase() !== 'dozen' ? x : String(SMALL[w.toLowerCase()])));
   out = sameLength(out, /\b(?:twice|thrice)\b/gi, (x) => (x.toLowerCase() === 'twice' ? '2×' : '3×'));
-  out = sameLength(out, /(?<=\b(?:least|most|exactly|only|just|than|appears?|occurs?|used?|mentioned?|included?|repeated?|it)\s+)once\b/gi, () => '1×');
+  // The lookbehind comes after "once": checked first, it would rescan a run of blanks at each of them.
+  out = sameLength(out, /once\b(?<=\b(?:least|most|exactly|only|just|than|appears?|occurs?|used?|mentioned?|included?|repeated?|it)\s+once)/gi, () => '1×');
   out = sameLength(out, /\b(?:a|one)\s+single\b/gi, () => '1');
   out = sameLength(out, /\ba(?=\s+(?:paragraph|sentence|placeholder)\b)/gi, () => '1');
   return out;
 }
 
-/** Quoted strings: "…", “…”, ‘…’, «…», `…` and '…' (an apostrophe inside a word does not open or close). */
-const QUOTE = /"([^"\n]+)"|“([^”\n]+)”|‘([^’\n]+)’|«([^»\n]+)»|`([^`\n]+)`|(?<=^|[\s([{:,=])'((?:[^'\n]|(?<=\p{L})'(?=\p{L}))+?)'(?=$|[\s.,;:!?)\]}])/gu;
+const CLAUSE_STARTS = "(?:do\\s+not|don't|never|no|not|use|write|include|answer|respond|reply|keep|make|should|must|may|can|it|avoid|add|end|finish|start|begin|highlight|wrap|put|limit|mention|be|stay|ensure|there|give|provide|format|separate|mark)\\b";
+/** Where a clause ends: ", and …", " but …", ", never …". It starts at the comma or where the blanks start, never inside a run of blanks. */
+const CLAUSE_CUT = new RegExp(
+  `(?:,|(?<![\\s,]))\\s+(?:and|but|while|plus|also)\\s+(?=${CLAUSE_STARTS})|,\\s+(?=(?:do\\s+not|don't|never|use|write|include|answer|respond|keep|make|avoid|add|end|finish|start|begin|highlight|wrap|put|limit|mention|ensure)\\b)`,
+  'g',
+);
+
+/** Quote marks and their closing marks: "…", “…”, ‘…’, «…» and `…`, each on one line. */
+const CLOSING: Record<string, string> = { '"': '"', '“': '”', '‘': '’', '«': '»', '`': '`' };
+/** Per quote mark: where its quote ends (the closing mark) or cannot end (a line break). */
+const QUOTE_END = new Map(Object.entries(CLOSING).map(([open, close]) => [open, new RegExp(`[${close}\n]`, 'g')]));
+/** '…': an apostrophe inside a word neither opens nor closes it. */
+const APOSTROPHE_QUOTE = /(?<=^|[\s([{:,=])'((?:[^'\n]|(?<=\p{L})'(?=\p{L}))+?)'(?=$|[\s.,;:!?)\]}])/uy;
+
+/**
+ * The quoted strings of a text, as `/"([^"\n]+)"|“([^”\n]+)”|…|'(…)'/gu` finds them, in linear
+ * time: once a mark finds no closing mark before the line ends, the same mark later on that line is
+ * not tried again (the regex would rescan the line from each of them).
+ */
+function quotedSpans(text: string): { start: number; end: number; inner: string }[] {
+  const out: { start: number; end: number; inner: string }[] = [];
+  const unclosedUntil = new Map<string, number>();
+  const marks = /["“‘«`']/g;
+  for (let m = marks.exec(text); m; m = marks.exec(text)) {
+    const start = m.index;
+    const open = m[0];
+    if (open === "'") {
+      APOSTROPHE_QUOTE.lastIndex = start;
+      const q = APOSTROPHE_QUOTE.exec(text);
+      if (q) {
+        out.push({ start, end: start + q[0].length, inner: q[1] });
+        marks.lastIndex = start + q[0].length;
+      }
+      continue;
+    }
+    if (start < (unclosedUntil.get(open) ?? -1)) continue;
+    const stop = QUOTE_END.get(open)!;
+    stop.lastIndex = start + 1;
+    const close = stop.exec(text)?.index ?? text.length;
+    if (text[close] !== CLOSING[open]) unclosedUntil.set(open, close);
+    else if (close > start + 1) {
+      out.push({ start, end: close + 1, inner: text.slice(start + 1, close) });
+      marks.lastIndex = close + 1;
+    }
+  }
+  return out;
+}
 
 export class RuleText {
   /** The description as written, with quotes replaced by ⟦i⟧ (for reading phrases and names literally). */
@@ -58,22 +104,49 @@ export class RuleText {
   readonly quotes: string[] = [];
 
   constructor(readonly description: string) {
-    let masked = description.replace(/\r\n?/g, '\n').replace(QUOTE, (...g) => {
-      const inner = g.slice(1, 7).find((x) => x !== undefined) as string;
-      this.quotes.push(inner);
-      return `⟦${this.quotes.length - 1}⟧`;
-    });
-    this.written = masked;
-    this.raw = numbersToDigits(masked);
+    const text = description.replace(/\r\n?/g, '\n');
+    let masked = '';
+    let at = 0;
+    for (const q of quotedSpans(text)) {
+      masked += `${text.slice(at, q.start)}⟦${this.quotes.length}⟧`;
+      this.quotes.push(q.inner);
+      at = q.end;
+    }
+    this.written = masked + text.slice(at);
+    this.raw = numbersToDigits(this.written);
     this.low = [...this.raw].map((c) => (c.toLowerCase().length === c.length ? c.toLowerCase() : c)).join('');
   }
 
   /** Marks a span as understood: later readers see it as blanked out. */
   consume(start: number, end: number): void {
-    const blank = '¦'.repeat(Math.max(0, end - start));
-    this.written = this.written.slice(0, start) + blank + this.written.slice(end);
-    this.raw = this.raw.slice(0, start) + blank + this.raw.slice(end);
-    this.low = this.low.slice(0, start) + blank + this.low.slice(end);
+    this.consumeAll([[start, end]]);
+  }
+
+  /** Marks several spans as understood at once (one pass over the text, however many spans). */
+  consumeAll(spans: readonly [number, number][]): void {
+    const blank = (s: string) => {
+      let out = '';
+      let at = 0;
+      for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
+        const from = Math.max(at, start);
+        if (end <= from) continue;
+        out += s.slice(at, from) + '¦'.repeat(end - from);
+        at = end;
+      }
+      return out + s.slice(at);
+    };
+    this.written = blank(this.written);
+    this.raw = blank(this.raw);
+    this.low = blank(this.low);
+    this.cache = undefined;
+  }
+
+  /** Sentence ends and clause cuts of the current `low`, computed when first asked for. */
+  private cache?: { stops: number[]; cuts: Map<number, number[][]> };
+  private read() {
+    if (this.cache) return this.cache;
+    const stops = [...this.low.matchAll(/(?<!\b(?:e\.g|i\.e|vs|etc|p\.s|p\.p\.s))[.!?;](?=\s)|\n/g)].map((m) => m.index + m[0].length);
+    return (this.cache = { stops, cuts: new Map() });
   }
 
   /** The quote behind a ⟦i⟧ token, or undefined. */
@@ -84,13 +157,16 @@ export class RuleText {
 
   /** The sentence span (in `low`) around a position: cut at . ! ? ; or a line break, not after e.g./i.e. */
   sentenceAt(pos: number): [number, number] {
-    const stops = [...this.low.matchAll(/(?<!\b(?:e\.g|i\.e|vs|etc|p\.s|p\.p\.s))[.!?;](?=\s)|\n/g)].map((m) => m.index + m[0].length);
-    let start = 0;
-    for (const s of stops) {
-      if (s <= pos) start = s;
-      else return [start, s];
+    const { stops } = this.read();
+    // The first stop after pos ends the sentence; the one before it starts it.
+    let lo = 0;
+    let hi = stops.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (stops[mid] <= pos) lo = mid + 1;
+      else hi = mid;
     }
-    return [start, this.low.length];
+    return [lo > 0 ? stops[lo - 1] : 0, lo < stops.length ? stops[lo] : this.low.length];
   }
 
   /**
@@ -99,15 +175,23 @@ export class RuleText {
    */
   clauseAt(pos: number): [number, number] {
     const [s, e] = this.sentenceAt(pos);
-    const starts = '(?:do\\s+not|don\'t|never|no|not|use|write|include|answer|respond|reply|keep|make|should|must|may|can|it|avoid|add|end|finish|start|begin|highlight|wrap|put|limit|mention|be|stay|ensure|there|give|provide|format|separate|mark)\\b';
-    const cut = new RegExp(`,?\\s+(?:and|but|while|plus|also)\\s+(?=${starts})|,\\s+(?=(?:do\\s+not|don't|never|use|write|include|answer|respond|keep|make|avoid|add|end|finish|start|begin|highlight|wrap|put|limit|mention|ensure)\\b)`, 'g');
     let start = s;
-    for (const m of this.low.slice(s, e).matchAll(cut)) {
-      const at = s + m.index;
+    for (const [at, length] of this.cutsOf(s, e)) {
       if (at >= pos) return [start, at];
-      start = at + m[0].length;
+      start = at + length;
     }
     return [start, e];
+  }
+
+  /** Where "and", "but" or a comma starts a new instruction in the sentence [s, e): position and length of each cut. */
+  private cutsOf(s: number, e: number): number[][] {
+    const { cuts } = this.read();
+    let found = cuts.get(s);
+    if (!found) {
+      found = [...this.low.slice(s, e).matchAll(CLAUSE_CUT)].map((m) => [s + m.index, m[0].length]);
+      cuts.set(s, found);
+    }
+    return found;
   }
 
   /** All spans of sentences. */
@@ -234,7 +318,36 @@ export const end = (m: RegExpExecArray) => m.index + m[0].length;
 export const consumeClause = (rt: RuleText, pos: number) => rt.consume(...rt.clauseAt(pos));
 /** Consumes every sentence that matches `re` (helper sentences such as "No other words should follow"). */
 export function consumeSentencesMatching(rt: RuleText, re: RegExp): void {
-  for (const [s, e] of rt.sentences()) if (re.test(rt.low.slice(s, e))) rt.consume(s, e);
+  rt.consumeAll(rt.sentences().filter(([s, e]) => re.test(rt.low.slice(s, e))));
+}
+
+/**
+ * Spans of the lines that `^\s*` followed by `rest` matches (a multiline regex), found as such a
+ * regex finds them but in linear time. `\s*` crosses blank lines, so a match starts at the first
+ * line start of the blanks before `rest`; when `rest` fails there, it fails from every line start
+ * up to the same character, and the search goes on after it. `rest` (sticky, multiline) must not
+ * start with a blank.
+ */
+export function linesStartingWith(low: string, rest: RegExp): [number, number][] {
+  const isBreak = (c: string) => c === '\n' || c === '\r' || c === '\u2028' || c === '\u2029';
+  const isLineStart = (i: number) => i === 0 || isBreak(low[i - 1]);
+  const lineStartFrom = (i: number) => {
+    while (i < low.length && !isLineStart(i)) i += 1;
+    return i;
+  };
+  const blanks = /\s*/y;
+  const here = new RegExp(rest.source, `${rest.flags.replace(/[gy]/g, '')}y`);
+  const out: [number, number][] = [];
+  for (let line = 0; line <= low.length && isLineStart(line); ) {
+    blanks.lastIndex = line;
+    blanks.exec(low);
+    const first = blanks.lastIndex;
+    here.lastIndex = first;
+    const m = here.exec(low);
+    if (m) out.push([line, first + m[0].length]);
+    line = lineStartFrom(m ? first + Math.max(1, m[0].length) : first + 1);
+  }
+  return out;
 }
 /** Whether a negation precedes `pos` within its clause (or the sentence says the thing is not allowed after it). */
 export function negated(rt: RuleText, pos: number, after?: number): boolean {

@@ -22,11 +22,9 @@ const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'cf', 'al', 'u.s', 'u.k', 'u
  */
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
-  const re = /(\S*?)([.?!]+)(["'”’)\]*_]*)(?=\s+(\S))/gu;
   let start = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const [, before, marks, , ] = m;
-    const next = m[4];
+  for (const t of sentenceEnds(text)) {
+    const { before, marks, next } = t;
     const word = before.replace(/^["'“‘(\[*_]+/u, '').toLowerCase();
     const nextUpper = /\p{Lu}/u.test(next) || /^["'“‘(\[*#]*\p{Lu}/u.test(next);
     const nextLower = /^["'“‘(\[*]*\p{Ll}/u.test(next);
@@ -41,7 +39,7 @@ export function splitSentences(text: string): string[] {
       else if (/^(?:\p{L}\.)+\p{L}$/u.test(word)) brk = nextUpper; // acronyms such as U.S
     }
     if (!brk) continue;
-    const end = m.index + m[0].length;
+    const end = t.end;
     const sentence = text.slice(start, end).trim();
     if (sentence) out.push(sentence);
     start = end;
@@ -52,6 +50,27 @@ export function splitSentences(text: string): string[] {
 }
 
 export const countSentences = (text: string): number => splitSentences(text).length;
+
+const CLOSERS = new Set(['"', "'", '”', '’', ')', ']', '*', '_']);
+const MARKS = new Set(['.', '?', '!']);
+
+/**
+ * The tokens (runs of non-space) that end in `.`, `?` or `!` and closing quotes or brackets, with
+ * white space and another token after them: the word before the marks, the marks, where the token
+ * ends and the next token's first character. What `/(\S*?)([.?!]+)(["'”’)\]*_]*)(?=\s+(\S))/gu`
+ * finds, read from each token's end instead of retried at each of its characters.
+ */
+function* sentenceEnds(text: string): Generator<{ before: string; marks: string; end: number; next: string }> {
+  for (const m of text.matchAll(/(?<!\S)\S+(?=\s+(\S))/gu)) {
+    const token = m[0];
+    let i = token.length;
+    while (i > 0 && CLOSERS.has(token[i - 1])) i -= 1;
+    const marksEnd = i;
+    while (i > 0 && MARKS.has(token[i - 1])) i -= 1;
+    if (i === marksEnd) continue;
+    yield { before: token.slice(0, i), marks: token.slice(i, marksEnd), end: m.index + token.length, next: m[1] };
+  }
+}
 
 /** Paragraphs separated by the markdown divider `***`; undefined when an empty paragraph sits between two dividers. */
 export function dividerParagraphs(text: string): number | undefined {
@@ -81,7 +100,7 @@ export function firstWord(paragraph: string): string {
 
 /** Markdown bullet items: lines starting with `*` (not `**`) or `-`. */
 export const countBullets = (text: string): number =>
-  (text.match(/^\s*\*[^*].*$/gm)?.length ?? 0) + (text.match(/^\s*-.*$/gm)?.length ?? 0);
+  (text.match(/^[^\S\n\r\u2028\u2029]*\*[^*].*$/gm)?.length ?? 0) + (text.match(/^[^\S\n\r\u2028\u2029]*-.*$/gm)?.length ?? 0);
 
 /** Highlighted sections: `*text*` and `**text**` with some non-blank text inside. */
 export function countHighlights(text: string): number {
@@ -90,8 +109,12 @@ export function countHighlights(text: string): number {
   return single + double;
 }
 
-/** Placeholders in square brackets such as `[address]`. */
-export const countPlaceholders = (text: string): number => text.match(/\[.*?\]/g)?.length ?? 0;
+/**
+ * Placeholders in square brackets such as `[address]`, counted as `/\[.*?\]/g` counts them: each
+ * ends at a `]` whose nearest bracket before it on its line is a `[`, which is found without
+ * rescanning the line from every `[`.
+ */
+export const countPlaceholders = (text: string): number => text.match(/\[[^[\]\n\r\u2028\u2029]*\]/g)?.length ?? 0;
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -99,9 +122,21 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export const countSections = (text: string, marker: string): number =>
   text.split(new RegExp(`\\s?${escapeRegExp(marker)}\\s?\\d+\\s?`)).length - 1;
 
-/** The first title wrapped in double angular brackets (`<<title>>`) with some text inside. */
-export const findTitle = (text: string): string | undefined =>
-  (text.match(/<<[^\n]+>>/g) ?? []).map((t) => t.replace(/^<+|>+$/g, '').trim()).find((t) => t);
+/**
+ * The first title wrapped in double angular brackets (`<<title>>`) with some text inside. As
+ * `/<<[^\n]+>>/g` reads a line: from its first `<<` to its last `>>`, found without rescanning
+ * the line from every `<<`.
+ */
+export function findTitle(text: string): string | undefined {
+  for (const line of text.split('\n')) {
+    const open = line.indexOf('<<');
+    const close = line.lastIndexOf('>>');
+    if (open < 0 || close < open + 3) continue;
+    const title = line.slice(open, close + 2).replace(/^<+/, '').replace(/(?<!>)>+$/, '').trim();
+    if (title) return title;
+  }
+  return undefined;
+}
 
 /** Occurrences of a keyword, case-insensitive, inside longer words too (IFEval's count). */
 export const countOccurrences = (text: string, keyword: string): number =>
@@ -110,6 +145,26 @@ export const countOccurrences = (text: string, keyword: string): number =>
 /** Whether a word or phrase occurs as a whole word (case-insensitive). */
 export const containsWord = (text: string, word: string): boolean =>
   new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
+
+/** Characters of a text its language is told from: all of a text up to this size, else LANGUAGE_SAMPLE.pieces spread over it. */
+export const LANGUAGE_SAMPLE = { chars: 20_000, pieces: 10 };
+
+/**
+ * What a text's language is told from: the whole text when it is short, else evenly spread pieces
+ * of it, each cut at a space (the detector reads a few thousand characters as well as a megabyte,
+ * at a fraction of the cost).
+ */
+export function languageSample(text: string): string {
+  if (text.length <= LANGUAGE_SAMPLE.chars) return text;
+  const size = Math.floor(LANGUAGE_SAMPLE.chars / LANGUAGE_SAMPLE.pieces);
+  const step = (text.length - size) / (LANGUAGE_SAMPLE.pieces - 1);
+  return Array.from({ length: LANGUAGE_SAMPLE.pieces }, (_, i) => {
+    const piece = text.slice(Math.round(i * step), Math.round(i * step) + size);
+    const first = i === 0 ? 0 : piece.search(/\s/) + 1;
+    const last = i === LANGUAGE_SAMPLE.pieces - 1 ? piece.length : piece.search(/\s\S*$/);
+    return piece.slice(first, last > first ? last : piece.length);
+  }).join('\n');
+}
 
 /** Whether a keyword occurs anywhere, case-insensitive (IFEval's keyword existence check). */
 export const containsText = (text: string, keyword: string): boolean => text.toLowerCase().includes(keyword.toLowerCase());
@@ -168,7 +223,9 @@ export function splitTwoResponses(text: string, separator = '******'): string[] 
 export function hasPostscript(text: string, marker: string): boolean {
   const lower = text.toLowerCase();
   const m = marker.trim().toLowerCase();
-  if (/^p\.?\s?p\.?\s?s\.?$/.test(m)) return /\s*p\.\s?p\.\s?s.*$/m.test(lower);
-  if (/^p\.?\s?s\.?$/.test(m)) return /\s*p\.\s?s\..*$/m.test(lower);
+  // IFEval's patterns are `\s*p\.\s?p\.\s?s.*$` and `\s*p\.\s?s\..*$` (multiline): their leading
+  // `\s*` and trailing `.*$` always match, and left in they cost a pass per blank character.
+  if (/^p\.?\s?p\.?\s?s\.?$/.test(m)) return /p\.\s?p\.\s?s/.test(lower);
+  if (/^p\.?\s?s\.?$/.test(m)) return /p\.\s?s\./.test(lower);
   return lower.includes(m);
 }

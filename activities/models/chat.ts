@@ -29,7 +29,7 @@ export const unreadable = (why: string) =>
 export function replyObject(content: string): Record<string, any> {
   let reply: unknown;
   try {
-    reply = JSON.parse(content.trim().replace(/^```(?:json)?\s*|\s*```$/g, ''));
+    reply = JSON.parse(content.trim().replace(/^```(?:json)?\s*|(?<!\s)\s*```$/g, ''));
   } catch {
     throw unreadable('not JSON');
   }

@@ -53,11 +53,6 @@ export function reportedSpeech(sentence: string, speaker: string, listener?: str
   if (listener) people.push([/^you$/i, listener]);
   // Tokens: words (with an apostrophe inside) and everything between them.
   const parts = sentence.split(/([\p{L}\p{N}]+(?:'[\p{L}]+)?)/u);
-  const words = (from: number) => {
-    const out: number[] = [];
-    for (let i = from; i < parts.length; i++) if (i % 2 === 1) out.push(i);
-    return out;
-  };
   const lower = (i: number) => parts[i]?.toLowerCase() ?? '';
   for (let i = 1; i < parts.length; i += 2) {
     const w = lower(i);
@@ -81,7 +76,8 @@ export function reportedSpeech(sentence: string, speaker: string, listener?: str
       }
       parts[i] = who;
       // Subject followed by its verb (maybe after an adverb): inflect it.
-      const [next, after] = words(i + 1);
+      // Words sit at the odd indices of `parts`: the next two.
+      const [next, after] = [i + 2, i + 4].filter((j) => j < parts.length);
       if (next === undefined || !/^\s+$/.test(parts[i + 1])) continue;
       const nw = lower(next);
       if (BE_HAVE_DO[nw]) {

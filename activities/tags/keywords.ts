@@ -12,15 +12,23 @@ export const KEYWORD_MAX_SCORE = 0.5;
 const MIN_LENGTH = 3;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}_-]*/gu;
 
-function stopWords(language: string): string[] {
+/** A language's stop words and English's, as a set (stopword's own removeStopwords scans its list for every word). */
+const stopWordSets = new Map<string, Set<string>>();
+function stopWords(language: string): Set<string> {
   const code: string = toISO3(language);
-  const list = (stopword as unknown as Record<string, unknown>)[code === 'cmn' ? 'zho' : code];
-  return [...(Array.isArray(list) ? (list as string[]) : []), ...stopword.eng];
+  let set = stopWordSets.get(code);
+  if (!set) {
+    const list = (stopword as unknown as Record<string, unknown>)[code === 'cmn' ? 'zho' : code];
+    set = new Set([...(Array.isArray(list) ? (list as string[]) : []), ...stopword.eng]);
+    stopWordSets.set(code, set);
+  }
+  return set;
 }
 
 export function keywordTags(input: { message: string; language: string; limit: number }): TagScore[] {
   const words = (input.message.toLowerCase().match(WORD) ?? []).filter((w) => w.length >= MIN_LENGTH && !/^\d+$/.test(w));
-  const content = stopword.removeStopwords(words, stopWords(input.language));
+  const stop = stopWords(input.language);
+  const content = words.filter((w) => !stop.has(w.toLowerCase()));
   if (content.length === 0) return [];
   // Insertion order is first appearance: the sort is stable, so ties keep it.
   const counts = new Map<string, number>();

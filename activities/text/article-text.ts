@@ -19,6 +19,8 @@ const headingFormatter = (elem: any, walk: any, builder: any) => {
 
 const HTML_OPTIONS = {
   wordwrap: false as const,
+  // Elements deeper than this are left out: the walk recurses once per level (MAX_HTML_DEPTH keeps real articles far above it).
+  limits: { maxDepth: 1000 },
   formatters: { heading: headingFormatter },
   selectors: [
     ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, format: 'heading' })),
@@ -29,7 +31,39 @@ const HTML_OPTIONS = {
   ],
 };
 
-const looksLikeHtml = (body: string) => /<\/?(p|div|h[1-6]|br|ul|ol|li|table|span|a|strong|em|section|article|pre|code)\b[^>]*>/i.test(body);
+/**
+ * Whether the body is HTML: a tag of these names, closed by a `>` somewhere after it. That is what
+ * `/<\/?(p|…)\b[^>]*>/i` tests, without scanning to the end of a body with no `>` from every `<p`.
+ */
+function looksLikeHtml(body: string): boolean {
+  const tag = /<\/?(p|div|h[1-6]|br|ul|ol|li|table|span|a|strong|em|section|article|pre|code)\b/i.exec(body);
+  return tag !== null && body.indexOf('>', tag.index) >= 0;
+}
+
+/**
+ * Nesting deeper than this is not HTML an article is written in: such a body is read as plain text
+ * with its tags removed. The HTML parser keeps its open elements in an array that it adds to at the
+ * front, so its cost grows with the square of the nesting (a megabyte of `<div>` took minutes).
+ */
+export const MAX_HTML_DEPTH = 256;
+/** Elements that never hold others, or that the next one of their kind closes (a run of `<p>` is not nested). */
+const NOT_NESTING = new Set(
+  'area base br col embed hr img input link meta param source track wbr keygen p li dt dd tr td th option optgroup rb rt rp rtc tbody thead tfoot'.split(' '),
+);
+
+/** Whether the HTML opens elements more than `limit` deep (counting tags, in one pass). */
+function nestsDeeperThan(html: string, limit: number): boolean {
+  let depth = 0;
+  for (const tag of html.matchAll(/<(\/?)([a-z][^\s/>]*)/gi)) {
+    if (NOT_NESTING.has(tag[2].toLowerCase())) continue;
+    depth = tag[1] ? Math.max(0, depth - 1) : depth + 1;
+    if (depth > limit) return true;
+  }
+  return false;
+}
+
+/** The text of HTML nested too deep to parse: tags become line breaks. */
+const withoutTags = (html: string) => html.replace(/<[^<>]*>/g, '\n');
 
 export interface Section {
   heading: string;
@@ -39,7 +73,7 @@ export interface Section {
 /** Sections of an article body, each a heading (possibly empty) and its clean text. */
 export function articleSections(body: string): Section[] {
   const html = looksLikeHtml(body) ? body : markdown.render(body);
-  const text = convert(html, HTML_OPTIONS);
+  const text = nestsDeeperThan(html, MAX_HTML_DEPTH) ? withoutTags(html) : convert(html, HTML_OPTIONS);
   const sections: Section[] = [];
   let current: Section = { heading: '', text: '' };
   for (const line of text.split('\n')) {

@@ -11,12 +11,15 @@ import type { AskResponse } from '../schemas/ask';
 
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
 
+/** White space within a line: a line start's `\s*` would run on across blank lines, rescanning them from each. */
+const INDENT = '[^\\S\\n\\r\\u2028\\u2029]*';
+
 /** Escapes what markdown would read as syntax: inline markers anywhere, block markers at a line start. */
 export function escapeMarkdown(text: string): string {
   return text
     .replace(/[\\`*_{}[\]()<>#|~!]/g, '\\$&')
-    .replace(/^(\s*)([-+=])/gm, '$1\\$2')
-    .replace(/^(\s*\d+)([.)])/gm, '$1\\$2');
+    .replace(new RegExp(`^(${INDENT})([-+=])`, 'gm'), '$1\\$2')
+    .replace(new RegExp(`^(${INDENT}\\d+)([.)])`, 'gm'), '$1\\$2');
 }
 
 const SOURCE_NAMES = { 'ai-answer-with-kb-links': 'articles', 'ai-answer-from-tickets': 'cases', 'ai-answer-from-incidents': 'incidents', 'no-answer': 'none' } as const;
@@ -31,7 +34,8 @@ export function presentAnswer(o: { id: string; answer: ComposedAnswer; language:
     return { id: o.id, responseType: 'no-answer', source: 'none', plaintext: p.noAnswer, mdText: escapeMarkdown(p.noAnswer), htmltext: markdown.render(escapeMarkdown(p.noAnswer)), intentTag: o.intentTag ?? null, linksTitle: p.linksTitle, links: [], urls: [] };
   }
   const paragraphs = o.answer.parts.map((part) => [part.lead, part.text].filter(Boolean).join(' '));
-  const plaintext = paragraphs.join('\n\n').replace(/\s*\[\d+(?:\s*,\s*\d+)*\]/g, '');
+  // A citation takes the blanks before it; it starts where they start, not again inside them.
+  const plaintext = paragraphs.join('\n\n').replace(/(?<!\s)\s*\[\d+(?:\s*,\s*\d+)*\]/g, '');
   const md = [
     ...o.answer.parts.map((part) => [part.lead && `**${escapeMarkdown(part.lead)}**`, part.text && escapeMarkdown(part.text).replace(/\\\[(\d+(?:\s*,\s*\d+)*)\\\]/g, '[$1]')].filter(Boolean).join(' ')),
     ...(uniqueLinks.length ? [`**${escapeMarkdown(p.linksTitle)}**`, uniqueLinks.map((l, i) => `${i + 1}. [${escapeMarkdown(l.text)}](<${l.url.replace(/[<>\s]/g, encodeURIComponent)}>)`).join('\n')] : []),
