@@ -2,6 +2,8 @@
  * Batch uploads: the valid items of a request are cut into batches well under Temporal's 2 MiB
  * payload limit, one durable workflow per batch. All batches are started before any is awaited, so
  * once the request is accepted nothing in it is lost, even when the deadline answers 408 first.
+ * Starting is bounded by the deadline too: a 408 then says the upload was not started, to be sent
+ * again (it attaches to any batch already started).
  */
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
@@ -76,20 +78,24 @@ export interface UploadRun<T> {
 
 export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
   const handles = [];
-  for (const batch of toBatches(o.items)) {
-    handles.push(
-      await o.runner.start({
-        workflow: o.workflow,
-        operation: o.operation,
-        tenant: o.tenant,
-        // Same tenant and same content: the same workflow id, so a retried request attaches to it.
-        key: contentKey(JSON.stringify(batch)),
-        input: { ...o.extra, tenant: o.tenant, [o.field]: batch },
-        attachToRunning: true,
-        requestId: o.requestId,
-        deadline: o.deadline,
-      }),
-    );
+  try {
+    for (const batch of toBatches(o.items)) {
+      handles.push(
+        await o.runner.start({
+          workflow: o.workflow,
+          operation: o.operation,
+          tenant: o.tenant,
+          // Same tenant and same content: the same workflow id, so a retried request attaches to it.
+          key: contentKey(JSON.stringify(batch)),
+          input: { ...o.extra, tenant: o.tenant, [o.field]: batch },
+          attachToRunning: true,
+          requestId: o.requestId,
+          deadline: o.deadline,
+        }),
+      );
+    }
+  } catch (err) {
+    throw withRejections(err, o.rejected);
   }
   let results: IngestResult[];
   try {

@@ -5,7 +5,7 @@
  */
 import { Client, WorkflowHandle, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { OperationAttr, TenantId, type Operation } from '../workflows/constants';
-import { unavailable } from './errors';
+import { requestTimeout, unavailable } from './errors';
 import { deadlinePassed } from './middlewares/deadline';
 import { temporalErrorToApiError } from './temporal-errors';
 import { WorkerPresence } from './worker-presence';
@@ -57,7 +57,10 @@ export class WorkflowRunner {
     try {
       return await (o.deadline === undefined ? start() : this.client.withDeadline(o.deadline, start));
     } catch (err) {
-      throw temporalErrorToApiError(err, o.operation);
+      const mapped = temporalErrorToApiError(err, o.operation);
+      // Not "work that was accepted continues": it may not have been started at all.
+      if (mapped.code === 408) throw requestTimeout(`${o.operation} was not started before the request deadline; send it again (an upload sent again attaches to what was already started, so nothing is stored twice)`);
+      throw mapped;
     }
   }
 
