@@ -40,8 +40,8 @@ export interface DependencyHealthOptions {
 
 interface State {
   up: boolean;
+  /** Failed probes in a row. */
   failures: number;
-  since: number;
 }
 
 /** A refused or reset connection says at once that nothing is listening. */
@@ -59,7 +59,7 @@ export class DependencyHealth {
   private readonly loops: Promise<void>[] = [];
 
   constructor(private readonly o: DependencyHealthOptions) {
-    for (const name of Object.keys(o.probes) as DependencyName[]) this.state.set(name, { up: true, failures: 0, since: Date.now() });
+    for (const name of Object.keys(o.probes) as DependencyName[]) this.state.set(name, { up: true, failures: 0 });
   }
 
   /** Starts probing every dependency in the background. */
@@ -83,7 +83,7 @@ export class DependencyHealth {
     if (down) throw this.unavailable(down);
   }
 
-  unavailable(name: DependencyName): ApiError {
+  private unavailable(name: DependencyName): ApiError {
     return new ApiError(503, `${DESCRIPTIONS[name]} is unavailable; try again shortly`, { 'Retry-After': String(this.o.retryAfterS ?? 5) });
   }
 
@@ -92,7 +92,6 @@ export class DependencyHealth {
     s.failures = up ? 0 : s.failures;
     if (s.up === up) return;
     s.up = up;
-    s.since = Date.now();
     if (up) this.o.logger?.info({ dependency: name }, 'dependency is up again');
     else this.o.logger?.warn({ dependency: name, err: err && String((err as Error).message ?? err) }, 'dependency is down: requests that need it answer 503');
   }
