@@ -24,6 +24,8 @@ export interface ActivityDeps {
   useCases: UseCaseStore;
   /** Threads for the CPU-heavy work on tenant text (grading, redaction), off the event loop. */
   cpu: CpuPool;
+  /** The thread tag models are fitted on: apart from `cpu`, so a training of minutes never takes grading's threads. */
+  tagCpu: CpuPool;
 }
 
 /** Binds an activity body to the shared clients and the current activity's cancellation signal. */

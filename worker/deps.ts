@@ -13,6 +13,12 @@ import { positiveEnv } from '../activities/config';
 
 /** English vectors a worker keeps between tag trainings: a tenant at the training cap (TAG_TRAINING.maxCases), about 80 MB. */
 const ENGLISH_VECTORS_CACHED = 50_000;
+/**
+ * Time one tag model's fit may run on its thread. Fitting a tenant at the training cap (50,000
+ * cases, about 80 tags, with the English encoder) took about 8 minutes of CPU, 11.5 minutes on two
+ * cores shared with other work; the default leaves room for a slower or busier machine.
+ */
+const TAG_TRAINING_BUDGET_MS = 30 * 60_000;
 
 export function createActivityDeps(config: ServicesConfig, env: NodeJS.ProcessEnv = process.env): ActivityDeps {
   const englishEncoder = createEnglishEncoder(config);
@@ -23,5 +29,7 @@ export function createActivityDeps(config: ServicesConfig, env: NodeJS.ProcessEn
     chat: createChatGateway(config.chat),
     useCases: new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR),
     cpu: createCpuPool({ threads: positiveEnv(env, 'WORKER_CPU_THREADS', 2), budgetMs: positiveEnv(env, 'WORKER_CPU_BUDGET_MS', 30_000) }),
+    // One thread: trainings of several tenants take turns, heartbeating while they wait.
+    tagCpu: createCpuPool({ threads: 1, budgetMs: positiveEnv(env, 'WORKER_TAG_TRAINING_BUDGET_MS', TAG_TRAINING_BUDGET_MS) }),
   };
 }

@@ -3,7 +3,8 @@
  * activities and the grading activities each on a task queue next to it (workflows/constants.ts),
  * each with its own activity slots, and concurrency bounded for a small machine (the embedding
  * server does the heavy lifting on the same cores). A long upload or a large grading therefore
- * never holds the slots other work needs; grading's CPU work runs on threads (activities/cpu).
+ * never holds the slots other work needs; grading's CPU work runs on threads (activities/cpu), and
+ * tag training's fit on a thread of its own.
  */
 import { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
@@ -63,7 +64,7 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
     async run() {
       // When one stops or fails, the other is stopped too; the first failure is reported.
       const results = await Promise.allSettled(workers.map((w) => w.run().finally(stopRunning)));
-      await deps.cpu.close();
+      await Promise.all([deps.cpu.close(), deps.tagCpu.close()]);
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     },

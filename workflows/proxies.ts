@@ -24,6 +24,22 @@ export const ingestion = proxyActivities<Activities>({
 });
 
 /**
+ * Training a tenant's tag model: reading its cases (and, with the English encoder, every text),
+ * then the fit on the worker's tag-training thread, which may take WORKER_TAG_TRAINING_BUDGET_MS
+ * (30 minutes by default) and may first wait for another tenant's. It heartbeats throughout, so a
+ * lost worker is noticed within 30 s; the start-to-close timeout only bounds the whole. On the
+ * ingestion task queue, like the uploads that start it.
+ */
+export const tagTraining = proxyActivities<Activities>({
+  get taskQueue() {
+    return ingestionTaskQueue(workflowInfo().taskQueue);
+  },
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/**
  * Stores what a chat session produced (answers) in Weaviate: quick writes, retried for about an
  * hour before the session gives up, so a Weaviate outage loses nothing that Temporal accepted.
  */

@@ -23,7 +23,7 @@ import {
 } from '@temporalio/workflow';
 import type { TagTrainingRun } from '../activities/tags/train';
 import { OPERATIONS, OperationAttr, TenantId } from './constants';
-import { ingestion } from './proxies';
+import { tagTraining } from './proxies';
 
 export const TAG_TRAINER = {
   debounceMs: 60_000,
@@ -109,7 +109,7 @@ export async function tagTrainerWorkflow(input: TagTrainerInput): Promise<void> 
 
 /** One training run of a tenant's tag model. */
 export async function tagTrainingWorkflow(input: { tenant: string }): Promise<TagTrainingRun> {
-  const run = await ingestion.trainTags(input);
+  const run = await tagTraining.trainTags(input);
   upsertMemo({ cases: run.cases, tags: run.tags, spamCases: run.spamCases, rareTags: run.rareTags, holdoutAccuracy: run.holdoutAccuracy });
   return run;
 }

@@ -13,7 +13,8 @@ import type { CpuTasks } from './tasks';
 export type CpuTaskName = keyof CpuTasks;
 
 export interface CpuPool {
-  run<N extends CpuTaskName>(o: { task: N; input: Parameters<CpuTasks[N]>[0]; signal?: AbortSignal }): Promise<ReturnType<CpuTasks[N]>>;
+  /** Runs `task` on a thread; the buffers in `transfer` (parts of `input`) are moved there, not copied, and unusable here after. */
+  run<N extends CpuTaskName>(o: { task: N; input: Parameters<CpuTasks[N]>[0]; signal?: AbortSignal; transfer?: ArrayBuffer[] }): Promise<Awaited<ReturnType<CpuTasks[N]>>>;
   close(): Promise<void>;
 }
 
@@ -49,14 +50,14 @@ export function createCpuPool(o: CpuPoolOptions): CpuPool {
   };
 
   return {
-    async run({ task, input, signal }) {
+    async run({ task, input, signal, transfer }) {
       signal?.throwIfAborted();
       await acquire();
       try {
         signal?.throwIfAborted();
         const budget = AbortSignal.timeout(o.budgetMs);
         try {
-          return await pool.run(input, { name: task, signal: signal ? AbortSignal.any([signal, budget]) : budget });
+          return await pool.run(input, { name: task, signal: signal ? AbortSignal.any([signal, budget]) : budget, transferList: transfer });
         } catch (err) {
           if (budget.aborted && !signal?.aborted) throw overBudget(task, o.budgetMs);
           throw err;
@@ -69,11 +70,18 @@ export function createCpuPool(o: CpuPoolOptions): CpuPool {
   };
 }
 
+/** What each task does, and what to do when it runs past its budget, in words a client or an operator reads. */
+const OVER_BUDGET: Record<CpuTaskName, { what: string; then: string }> = {
+  gradeBuiltin: { what: 'grading this output', then: 'send a shorter input' },
+  redactTexts: { what: 'redacting this record', then: 'send a shorter input' },
+  trainTags: { what: "training the tenant's tag model", then: 'raise WORKER_TAG_TRAINING_BUDGET_MS' },
+};
+
 function overBudget(task: CpuTaskName, budgetMs: number): ApplicationFailure {
-  const what = task === 'gradeBuiltin' ? 'grading this output' : 'redacting this record';
+  const { what, then } = OVER_BUDGET[task];
   return ApplicationFailure.create({
     type: FAILURE_TYPES.tooCostly,
-    message: `${what} took longer than its budget of ${budgetMs / 1000} s and was stopped; send a shorter input`,
+    message: `${what} took longer than its budget of ${budgetMs / 1000} s and was stopped; ${then}`,
     nonRetryable: true,
   });
 }

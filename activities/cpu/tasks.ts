@@ -1,14 +1,16 @@
 /**
  * The work the worker's CPU threads run (pool.ts): pure functions over tenant text that can take
- * long on one large input (grading with the built-in judge, redacting what a batch stores). In a
- * thread of their own they never block the worker's event loop, so its heartbeats, its workflow
- * tasks and every other tenant's activities go on; a thread past its budget is terminated.
- * Each export takes one structured-clonable object and returns one.
+ * long on one large input (grading with the built-in judge, redacting what a batch stores, fitting
+ * a tenant's tag model). In a thread of their own they never block the worker's event loop, so its
+ * heartbeats, its workflow tasks and every other tenant's activities go on; a thread past its
+ * budget is terminated. Each export takes one structured-clonable object and returns one.
  */
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { gradeWithBuiltinJudge, type JudgeRule } from '../evaluation/builtin-judge';
 import type { Message } from '../evaluation/checks';
 import { redact, type Redaction } from '../evaluation/redact';
 import type { Grading } from '../evaluation/results';
+import { fitTagModel, type TagModel, type TagTrainingInputs } from '../tags/model';
 
 export function gradeBuiltin(input: { messages: Message[]; output: string; rules: JudgeRule[] }): Grading {
   return gradeWithBuiltinJudge(input);
@@ -18,7 +20,23 @@ export function redactTexts(input: { texts: string[] }): Redaction[] {
   return input.texts.map((text) => redact(text));
 }
 
+/**
+ * `value` with the buffers of `views` moved to the calling thread instead of copied (piscina's
+ * Transferable interface): piscina unwraps it, so the caller receives `value` itself.
+ */
+function moved<T extends object>(value: T, views: ArrayBufferView[]): T {
+  return move({ [transferableSymbol]: views.map((v) => v.buffer), [valueSymbol]: value }) as unknown as T;
+}
+
+/** The fit of a tag training (tags/train.ts reads its inputs first); the model's weights are moved back, not copied. */
+export async function trainTags(input: TagTrainingInputs): Promise<TagModel> {
+  const model = await fitTagModel(input);
+  const { mean, scale, softmax: s } = model;
+  return moved(model, [mean, scale, s.denseWeights, s.sparseWeights, s.bias]);
+}
+
 export type CpuTasks = {
   gradeBuiltin: typeof gradeBuiltin;
   redactTexts: typeof redactTexts;
+  trainTags: typeof trainTags;
 };

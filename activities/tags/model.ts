@@ -13,6 +13,11 @@
  * embedding: on BANKING77's training set it lifts 10-shot accuracy by about five points
  * (bench/tune-tags.ts). The multilingual case embedding stays in the model, so a tenant writing in
  * another language keeps what it had.
+ *
+ * Training has two parts: reading (readTagTrainingInputs: the tag names and the English vectors
+ * come from the embedding servers) and fitting (fitTagModel: pure CPU work, minutes for a large
+ * tenant). The worker runs the fit on a CPU thread (activities/cpu); trainTagModel composes both
+ * in one process (benches, tests). Either way the same inputs give the same model.
  */
 import { logits, seeded, softmax, trainSoftmax, type Features, type SoftmaxModel, type SoftmaxOptions } from './softmax';
 import { buildVocabulary, termIndex, wordFeatures, type Vocabulary } from './words';
@@ -79,22 +84,32 @@ export interface TagScore {
   score: number;
 }
 
+/** A vector as the model reads it: an embedding's numbers, or a row of a packed Float32Array. */
+type Vector = ArrayLike<number> & Iterable<number>;
+
+/** What the featurizer reads of a training row or an input to tag. */
+interface Readable {
+  vector: Vector;
+  text: string;
+  english?: Vector;
+}
+
 interface Prepared {
-  features: (e: TagInput) => Features;
+  features: (e: Readable) => Features;
   vocabulary: Vocabulary;
   mean: Float32Array;
   scale: Float32Array;
 }
 
 /** The dense part a model reads: the case embedding, then the English vector when the model uses one. */
-function denseInput(e: TagInput, english: string | undefined): readonly number[] {
+function denseInput(e: Readable, english: string | undefined): Vector {
   if (!english) return e.vector;
   if (!e.english) throw new Error(`the tag model reads texts with ${english} as well, and no vector of it was given`);
   return [...e.vector, ...e.english];
 }
 
 /** Per-dimension mean and scale: each block's dimensions standardized, then the block scaled to its length. */
-export function standardization(rows: readonly (readonly number[])[], blocks: { size: number; scale: number }[]) {
+export function standardization(rows: readonly ArrayLike<number>[], blocks: { size: number; scale: number }[]) {
   const d = rows[0].length;
   const mean = new Float64Array(d);
   const sq = new Float64Array(d);
@@ -106,7 +121,7 @@ export function standardization(rows: readonly (readonly number[])[], blocks: { 
   return { mean: Float32Array.from(mean), scale: Float32Array.from(sq, (v, i) => length[i] / Math.sqrt(v + 1e-12)) };
 }
 
-function prepare(examples: readonly TagExample[], o: { tags: number; denseScale: number; english?: string; englishScale: number }): Prepared {
+function prepare(examples: readonly Readable[], o: { tags: number; denseScale: number; english?: string; englishScale: number }): Prepared {
   const rows = examples.map((e) => denseInput(e, o.english));
   const d = examples[0].vector.length;
   const blocks = [{ size: d, scale: o.denseScale }, ...(o.english ? [{ size: rows[0].length - d, scale: o.englishScale }] : [])];
@@ -118,7 +133,7 @@ function prepare(examples: readonly TagExample[], o: { tags: number; denseScale:
 
 function featurizer(o: { vocabulary: Vocabulary; mean: Float32Array; scale: Float32Array; english?: string }) {
   const index = termIndex(o.vocabulary);
-  return (e: TagInput): Features => ({
+  return (e: Readable): Features => ({
     dense: Float64Array.from(denseInput(e, o.english), (v, i) => (v - o.mean[i]) * o.scale[i]),
     sparse: wordFeatures({ vocabulary: o.vocabulary, index, scale: TAG_TRAINING.wordScale }, e.text),
   });
@@ -158,20 +173,97 @@ export interface TagTrainingOptions {
   english?: { model: string; embed: (texts: string[]) => Promise<number[][]>; scale?: number };
 }
 
-export async function trainTagModel(all: readonly TagExample[], o: TagTrainingOptions): Promise<TagModel | null> {
+/** Vectors of one encoder, one row after another (rows × dim); float32, as every embedder of the stack and Weaviate give them. */
+export interface PackedVectors {
+  dim: number;
+  data: Float32Array;
+}
+
+/**
+ * Everything the fit reads, packed to cross to a CPU thread: rows are the cases that carry a kept
+ * tag, then one row per tag name (when names were embedded). Large parts are typed arrays, which
+ * can be moved to the thread instead of copied (tagTrainingBuffers).
+ */
+export interface TagTrainingInputs {
+  /** Tags the model predicts (sorted), and the cases carrying each. */
+  tags: string[];
+  support: number[];
+  /** Rows that are cases; the rows after them are tag names. */
+  cases: number;
+  texts: string[];
+  /** Indexes into `tags`, per row. */
+  labels: number[][];
+  vectors: PackedVectors;
+  english?: PackedVectors & { model: string };
+  denseScale: number;
+  englishScale: number;
+  trainedAt: number;
+}
+
+/** The buffers of `inputs` that can be moved to a thread (detached here once moved). */
+export const tagTrainingBuffers = (inputs: TagTrainingInputs): ArrayBuffer[] =>
+  [inputs.vectors.data, inputs.english?.data].filter((a) => a !== undefined).map((a) => a.buffer as ArrayBuffer);
+
+function packVectors(rows: readonly (readonly number[])[], what: string): PackedVectors {
+  const dim = rows[0]?.length ?? 0;
+  const data = new Float32Array(rows.length * dim);
+  rows.forEach((r, i) => {
+    if (r.length !== dim) throw new Error(`${what}: a vector has ${r.length} dimensions, the first has ${dim}`);
+    data.set(r, i * dim);
+  });
+  return { dim, data };
+}
+
+const rowOf = (p: PackedVectors, i: number) => p.data.subarray(i * p.dim, (i + 1) * p.dim);
+
+/**
+ * The reading part of a training: which tags the model predicts, the tag names' vectors and every
+ * text's English vector (calls to the embedding servers), packed for fitTagModel. Null when fewer
+ * than two tags have MIN_TAG_CASES cases.
+ */
+export async function readTagTrainingInputs(all: readonly TagExample[], o: Omit<TagTrainingOptions, 'onEpoch'>): Promise<TagTrainingInputs | null> {
   const counts = new Map<string, number>();
   for (const e of all) for (const t of new Set(e.tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
   const tags = [...counts].filter(([, n]) => n >= MIN_TAG_CASES).map(([t]) => t).sort();
   if (tags.length < 2) return null;
   const index = new Map(tags.map((t, i) => [t, i]));
   const labelsOf = (e: TagExample) => [...new Set(e.tags.filter((t) => index.has(t)).map((t) => index.get(t)!))];
-  const { examples, names } = await readEnglish(all.filter((e) => e.tags.some((t) => index.has(t))), await nameExamples(tags, o.embedNames), o.english);
-  const setting = {
-    tags: tags.length,
+  const cases = all.filter((e) => e.tags.some((t) => index.has(t)));
+  const rows = [...cases, ...(await nameExamples(tags, o.embedNames))];
+  const texts = rows.map((e) => e.text);
+  const englishVectors = o.english && (await o.english.embed(texts));
+  if (englishVectors && englishVectors.length !== rows.length) throw new Error(`${o.english!.model} gave ${englishVectors.length} vectors for ${rows.length} texts`);
+  const english = englishVectors && { model: o.english!.model, ...packVectors(englishVectors, `the vectors of ${o.english!.model}`) };
+  return {
+    tags,
+    support: tags.map((t) => counts.get(t)!),
+    cases: cases.length,
+    texts,
+    labels: rows.map(labelsOf),
+    vectors: packVectors(rows.map((e) => e.vector), 'the case vectors'),
+    ...(english ? { english } : {}),
     denseScale: o.denseScale ?? (o.english ? TAG_TRAINING.withEnglish.denseScale : TAG_TRAINING.denseScale),
-    english: o.english?.model,
     englishScale: o.english?.scale ?? TAG_TRAINING.withEnglish.englishScale,
+    trainedAt: o.now,
   };
+}
+
+/**
+ * The fitting part of a training, pure CPU work: the temperature on a held-out part of the cases,
+ * then the model that ships, trained on every case and tag name. Deterministic.
+ */
+export async function fitTagModel(inputs: TagTrainingInputs, o: { onEpoch?: () => void } = {}): Promise<TagModel> {
+  const { tags, english } = inputs;
+  const rows = inputs.texts.map((text, i) => ({
+    vector: rowOf(inputs.vectors, i),
+    text,
+    ...(english ? { english: rowOf(english, i) } : {}),
+    labels: inputs.labels[i],
+  }));
+  const examples = rows.slice(0, inputs.cases);
+  const names = rows.slice(inputs.cases);
+  const setting = { tags: tags.length, denseScale: inputs.denseScale, english: english?.model, englishScale: inputs.englishScale };
+  const labelsOf = (e: (typeof rows)[number]) => e.labels;
 
   // Fit the temperature on a held-out part, then train the model that ships on every case.
   const random = seeded(11);
@@ -188,30 +280,28 @@ export async function trainTagModel(all: readonly TagExample[], o: TagTrainingOp
     temperature = fitTemperature(z, truth);
     holdoutAccuracy = z.filter((row, j) => truth[j].includes(argmax(row))).length / z.length;
   }
-  const trained = [...examples, ...names];
-  const p = prepare(trained, setting);
-  const softmaxModel = await trainSoftmax(trained.map(p.features), trained.map(labelsOf), { classes: tags.length, sparse: p.vocabulary.terms.length }, { ...TAG_TRAINING.softmax, onEpoch: o.onEpoch });
+  const p = prepare(rows, setting);
+  const softmaxModel = await trainSoftmax(rows.map(p.features), rows.map(labelsOf), { classes: tags.length, sparse: p.vocabulary.terms.length }, { ...TAG_TRAINING.softmax, onEpoch: o.onEpoch });
   return {
     tags,
-    support: tags.map((t) => counts.get(t)!),
+    support: inputs.support,
     vocabulary: p.vocabulary,
-    ...(o.english ? { english: o.english.model } : {}),
+    ...(english ? { english: english.model } : {}),
     mean: p.mean,
     scale: p.scale,
     softmax: softmaxModel,
     temperature,
     cases: examples.length,
     holdoutAccuracy,
-    trainedAt: o.now,
+    trainedAt: inputs.trainedAt,
   };
 }
 
-/** The examples and name examples with their English vectors, when the model reads them. */
-async function readEnglish(examples: TagExample[], names: TagExample[], english: TagTrainingOptions['english']) {
-  if (!english) return { examples, names };
-  const vectors = await english.embed([...examples, ...names].map((e) => e.text));
-  const withVector = (e: TagExample, i: number) => ({ ...e, english: vectors[i] });
-  return { examples: examples.map(withVector), names: names.map((e, i) => withVector(e, examples.length + i)) };
+/** Reads and fits in this process (benches, tests); the worker fits on a CPU thread instead (tags/train.ts). */
+export async function trainTagModel(all: readonly TagExample[], o: TagTrainingOptions): Promise<TagModel | null> {
+  const { onEpoch, ...reading } = o;
+  const inputs = await readTagTrainingInputs(all, reading);
+  return inputs && fitTagModel(inputs, { onEpoch });
 }
 
 async function nameExamples(tags: readonly string[], embed: TagTrainingOptions['embedNames']): Promise<TagExample[]> {

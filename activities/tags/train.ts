@@ -1,16 +1,20 @@
 /**
  * The tag-training activity: reads the tenant's tagged cases (spam excluded) with their vectors,
- * trains the tag model (model.ts) and stores it (weaviate/tag-models.ts). It heartbeats while it
- * reads, embeds and trains, so the Temporal UI shows where it is. With an English encoder
- * configured, every case's text is read by it too (its opening only, about 250 tokens), taking
- * the tenant's turn at that server; the worker's vector cache (worker/deps.ts) spares the cases
- * a previous training already read.
+ * embeds the tag names and reads every text with the English encoder (model.ts,
+ * readTagTrainingInputs), then fits the tag model on the worker's tag-training CPU thread
+ * (activities/cpu: a thread of its own, apart from grading's, with its own budget,
+ * WORKER_TAG_TRAINING_BUDGET_MS) and stores it (weaviate/tag-models.ts). The reading stays in this
+ * thread: it takes the tenant's turn at the embedding servers, and the worker's vector cache
+ * (worker/deps.ts) spares the texts a previous training already read. The fit, minutes of CPU for
+ * a large tenant, never holds the worker's event loop; the activity heartbeats while it waits, so a
+ * cancelled training (its workflow terminated, its attempt timed out) stops its thread at once.
  */
-import { reportProgress as progress } from '../progress';
 import type { WeaviateClient } from 'weaviate-client';
+import type { CpuPool } from '../cpu/pool';
 import type { Embedder } from '../models/embeddings';
+import { heartbeating, reportProgress as progress } from '../progress';
 import { storeTagModel, tagTrainingCases } from '../weaviate/tag-models';
-import { TAG_TRAINING, trainTagModel } from './model';
+import { readTagTrainingInputs, TAG_TRAINING, tagTrainingBuffers } from './model';
 
 export interface TagTrainingRun {
   /** Tagged cases read (not spam), cases trained on, and spam cases left out. */
@@ -28,18 +32,25 @@ export interface TagTrainingRun {
   durationMs: number;
 }
 
-export async function trainTags(deps: { weaviate: () => Promise<WeaviateClient>; embedder: Embedder; english?: Embedder; signal?: AbortSignal; now?: () => number }, input: { tenant: string }): Promise<TagTrainingRun> {
-  const started = Date.now();
+interface Deps {
+  weaviate: () => Promise<WeaviateClient>;
+  embedder: Embedder;
+  english?: Embedder;
+  /** The thread tag models are fitted on. */
+  tagCpu: CpuPool;
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+/** The reading part: the cases, then what the fit needs of the embedding servers. Only the packed inputs outlive it. */
+async function readInputs(deps: Deps, input: { tenant: string }) {
   const { examples, spam } = await tagTrainingCases({ ...deps, onPage: (read) => progress({ phase: 'reading cases', read }) }, input);
   const used = examples.slice(0, TAG_TRAINING.maxCases);
-  const allTags = new Set(used.flatMap((e) => e.tags));
-  let epochs = 0;
   let named = 0;
   let read = 0;
   const english = deps.english;
-  const model = await trainTagModel(used, {
+  const inputs = await readTagTrainingInputs(used, {
     now: (deps.now ?? Date.now)(),
-    onEpoch: () => progress({ phase: 'training', cases: used.length, epochs: ++epochs }),
     // Names are embedded as the cases were (passages), taking the tenant's turn at the server.
     embedNames: (texts) => deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => progress({ phase: 'embedding tag names', batches: ++named, tags: texts.length }) }),
     english: english && {
@@ -47,13 +58,27 @@ export async function trainTags(deps: { weaviate: () => Promise<WeaviateClient>;
       embed: (texts) => english.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => progress({ phase: 'reading texts with the English encoder', batches: ++read, texts: texts.length }) }),
     },
   });
+  return { inputs, taggedCases: examples.length, spamCases: spam, allTags: new Set(used.flatMap((e) => e.tags)).size };
+}
+
+export async function trainTags(deps: Deps, input: { tenant: string }): Promise<TagTrainingRun> {
+  const started = Date.now();
+  const { inputs, taggedCases, spamCases, allTags } = await readInputs(deps, input);
+  const model =
+    inputs &&
+    (await heartbeating(deps.tagCpu.run({ task: 'trainTags', input: inputs, transfer: tagTrainingBuffers(inputs), signal: deps.signal }), {
+      phase: 'training',
+      cases: inputs.cases,
+      tags: inputs.tags.length,
+      since: new Date().toISOString(),
+    }));
   const stored = model ? await storeTagModel(deps, { tenant: input.tenant, model }) : null;
   return {
-    taggedCases: examples.length,
+    taggedCases,
     cases: model?.cases ?? 0,
-    spamCases: spam,
+    spamCases,
     tags: model?.tags.length ?? 0,
-    rareTags: allTags.size - (model?.tags.length ?? 0),
+    rareTags: allTags - (model?.tags.length ?? 0),
     holdoutAccuracy: model?.holdoutAccuracy ?? null,
     temperature: model?.temperature ?? null,
     version: stored?.version ?? null,
