@@ -19,7 +19,8 @@ export const FAILURE_TYPES = {
 
 const TIMEOUT_NAMES = new Set(['WeaviateRequestTimeoutError', 'TimeoutError', 'AbortError']);
 const UNAVAILABLE_NAMES = new Set(['WeaviateGRPCUnavailableError', 'WeaviateStartUpError']);
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
+/** Connection failures, Node's and those of its fetch (undici: a socket closed by the other side mid-request). */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 /**
  * A restarted Weaviate reports ready a moment before it has restored its schema; meanwhile a query
  * fails with "could not find class X in schema". Our collections always exist (created at start),
@@ -36,7 +37,8 @@ function causeCodes(err: unknown): string[] {
 /** Which service an error came from, in words a client may read. */
 function dependencyOf(err: unknown): string {
   if (err instanceof APIError || err instanceof APIConnectionError) return 'the model service';
-  if (/^Weaviate/.test((err as Error)?.name ?? '')) return 'the vector store';
+  // The Weaviate client's own errors, and the gRPC errors of its calls (nice-grpc's ClientError names the method's path).
+  if (/^Weaviate/.test((err as Error)?.name ?? '') || /^\/weaviate\./.test(String((err as { path?: unknown })?.path ?? ''))) return 'the vector store';
   return 'a dependency';
 }
 

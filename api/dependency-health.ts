@@ -3,7 +3,7 @@
  * (Temporal, Weaviate, the embedding servers). A probe runs in the background every `intervalMs`
  * (the liveness part of /readyz's probes); a dependency that refuses connections is marked down
  * at once, one that stops answering after `failuresToOpen` probes in a row (Temporal and Weaviate:
- * 2; the embedding servers, which answer slowly while they embed an upload, only by refusing), and
+ * 3; the embedding servers, which answer slowly while they embed an upload, only by refusing), and
  * it is up again at its first answered probe. Requests that
  * need a dependency that is down answer 503 with `Retry-After` before doing any work
  * (`requireUp`), instead of waiting for the client libraries' own reconnection attempts, which take
@@ -12,6 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from './logger';
 import { ApiError } from './errors';
+import { RETRY_AFTER_503_S } from './middlewares/error-handler';
 
 export type DependencyName = 'temporal' | 'weaviate' | 'embeddings';
 
@@ -34,8 +35,6 @@ export interface DependencyHealthOptions {
    * dependency down; absent for one, only a refused connection does.
    */
   failuresToOpen?: Partial<Record<DependencyName, number>>;
-  /** Seconds a client is asked to wait (Retry-After). */
-  retryAfterS?: number;
 }
 
 interface State {
@@ -84,7 +83,7 @@ export class DependencyHealth {
   }
 
   private unavailable(name: DependencyName): ApiError {
-    return new ApiError(503, `${DESCRIPTIONS[name]} is unavailable; try again shortly`, { 'Retry-After': String(this.o.retryAfterS ?? 5) });
+    return new ApiError(503, `${DESCRIPTIONS[name]} is unavailable; try again shortly`, { 'Retry-After': String(RETRY_AFTER_503_S) });
   }
 
   private mark(name: DependencyName, up: boolean, err?: unknown): void {

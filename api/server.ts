@@ -60,7 +60,7 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   // Circuit breakers: each dependency probed every 500 ms, so requests fail fast while one is down.
   const temporalProbe = Connection.lazy({ address: config.temporal.address, interceptors: [] });
   const probes = dependencyProbes({ temporalProbe, weaviate, config });
-  const health = new DependencyHealth({ probes, logger, failuresToOpen: { temporal: 2, weaviate: 2 } }).start();
+  const health = new DependencyHealth({ probes, logger, failuresToOpen: { temporal: 3, weaviate: 3 } }).start();
   const useCases = new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR);
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({

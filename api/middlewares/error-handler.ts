@@ -1,6 +1,9 @@
 import type { Middleware } from 'koa';
 import { ApiError, ErrorStatus, STATUS_NAMES, errorBody } from '../errors';
 
+/** Seconds a client is asked to wait after a 503 (the circuit breakers' probes take 0.5 s each). */
+export const RETRY_AFTER_503_S = 5;
+
 /** What the JSON body parser's own errors mean, in words a client can act on. */
 function bodyParserMessage(err: { message?: string }): string {
   const message = err.message ?? '';
@@ -41,6 +44,8 @@ export function errorHandler(): Middleware {
       else ctx.state.errorMessage = apiError.message;
       ctx.status = apiError.code;
       ctx.set(apiError.headers);
+      // Every 503 is worth retrying later: say when, whichever step found the dependency down.
+      if (apiError.code === 503 && !apiError.headers['Retry-After']) ctx.set('Retry-After', String(RETRY_AFTER_503_S));
       ctx.body = apiError.expose ? apiError.toBody() : errorBody(500, `internal error (request id ${ctx.state.requestId})`);
     }
   };

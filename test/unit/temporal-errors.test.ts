@@ -42,6 +42,20 @@ describe('temporalErrorToApiError', () => {
     assert.equal(temporalErrorToApiError(activityFailed(failure), 'search').code, 503);
   });
 
+  it("names the vector store for the gRPC errors of the Weaviate client's calls", () => {
+    const upstream = Object.assign(new Error('/weaviate.v1.Weaviate/Search UNAVAILABLE: No connection established'), { name: 'ClientError', path: '/weaviate.v1.Weaviate/Search', code: 14 });
+    const failure = toFailure(upstream) as ApplicationFailure;
+    assert.equal(failure.type, 'DependencyUnavailable');
+    assert.equal(failure.message, 'the vector store is unavailable');
+  });
+
+  it('treats a connection closed mid-request (fetch failed: other side closed) as unavailable, not as a 500', () => {
+    const upstream = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+    const failure = toFailure(upstream) as ApplicationFailure;
+    assert.equal(failure.type, 'DependencyUnavailable');
+    assert.equal(failure.nonRetryable, false);
+  });
+
   it('maps the request deadline (an aborted wait) to 408', () => {
     const abort = Object.assign(new Error('deadline'), { name: 'AbortError' });
     assert.equal(temporalErrorToApiError(abort, 'upload').code, 408);
