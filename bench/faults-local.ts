@@ -210,6 +210,25 @@ async function runFault(o: { fault: Fault; load: Load; stack: Launched; options:
   return { killedAt, result };
 }
 
+/**
+ * What the API logged for each 500 it answered (the client sees only a request id): the error's
+ * type and message, found by the request id in the API's log, so a run explains its 500s.
+ */
+function serverErrors(samples: Sample[], apiLog: string): { request_id: string; kind: Kind; logged: string }[] {
+  const ids = samples.flatMap((s) => {
+    const id = s.status === 500 ? /request id ([0-9a-f-]{36})/.exec(s.error ?? '')?.[1] : undefined;
+    return id ? [{ id, kind: s.kind }] : [];
+  });
+  if (!ids.length || !fs.existsSync(apiLog)) return [];
+  const logged = new Map<string, string>();
+  for (const line of fs.readFileSync(apiLog, 'utf8').split('\n')) {
+    if (!line.includes('"level":50')) continue;
+    const entry = JSON.parse(line) as { requestId?: string; err?: { type?: string; message?: string } };
+    if (entry.requestId) logged.set(entry.requestId, `${entry.err?.type}: ${entry.err?.message ?? ''}`.slice(0, 300));
+  }
+  return ids.map(({ id, kind }) => ({ request_id: id, kind, logged: logged.get(id) ?? 'not in the log' }));
+}
+
 /** Acknowledged uploads that cannot be found: a case search by their id answers 404. */
 async function lostUploads(load: Load, baseUrl: string): Promise<string[]> {
   const lost: string[] = [];
@@ -257,6 +276,7 @@ async function main(options: Options): Promise<void> {
       acknowledged_uploads: load.acknowledged.size,
       acknowledged_lost: lost.size,
       faults,
+      server_errors: serverErrors(load.samples, path.join(dataDir, 'logs', 'api.log')),
     });
   } finally {
     await stack.interrupt();
