@@ -87,8 +87,11 @@ export async function checkEmbeddingServers(config: Pick<ServicesConfig, 'embedd
 export function dependencyProbes(deps: { temporalProbe: Connection; weaviate: () => Promise<WeaviateClient>; config: ServicesConfig }) {
   return {
     temporal: () => deps.temporalProbe.withDeadline(Date.now() + 2000, () => deps.temporalProbe.workflowService.getSystemInfo({})),
+    // Asked directly rather than through the client, whose isReady() turns a refused connection into
+    // a plain false: the breaker must see the refusal to open at once.
     weaviate: async () => {
-      if (!(await (await deps.weaviate()).isReady())) throw new Error('not ready');
+      const res = await fetch(`http://${deps.config.weaviate.host}:${deps.config.weaviate.httpPort}/v1/.well-known/ready`);
+      if (!res.ok) throw new Error(`not ready (HTTP ${res.status})`);
     },
     // Both lanes' servers, when a second one serves short queries (activities/models/embeddings.ts).
     embeddings: () => embeddingServersAnswer(deps.config),

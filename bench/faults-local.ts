@@ -3,7 +3,8 @@
  * costs, measured from outside as a client would. It runs `npm start` itself (scripts/stack/launcher.ts:
  * a fresh data folder, free ports), creates two tenants with the `keys` command, uploads a few articles and cases for
  * each, then keeps a light mixed load running (per tenant: a search every second, an ask every two
- * seconds, an upload of one case with a known id every two seconds; the API's default deadlines)
+ * seconds, an upload of one case with a known id every two seconds, each sent on time whether the
+ * previous ones have answered or not; the API's default deadlines)
  * while it kills, once each and in turn, Weaviate, Temporal, the embedding servers (all three) and
  * the worker with SIGKILL, reading their pids from the launcher's pid files. The launcher's
  * supervisor must bring each back by itself.
@@ -126,18 +127,23 @@ class Load {
     return this.call({ kind, ...t, method: 'POST', path: '/v1/cases', body: { data: [caseRecord(id, this.n++)] }, id });
   }
 
-  /** One lane per tenant and kind: a request every `everyMs`, or as soon as the previous one ends when it took longer. */
+  /**
+   * One lane per tenant and kind: a request every `everyMs`, whether the previous ones have
+   * answered or not (open loop), as independent clients send them; so a request in flight when a
+   * process dies does not hide what the next ones get.
+   */
   start(): void {
     const every: Record<Kind, number> = { search: 1000, ask: 2000, upload: 2000 };
     for (const t of this.tenants) {
       for (const kind of Object.keys(every) as Kind[]) {
         this.lanes.push(
           (async () => {
+            const pending: Promise<unknown>[] = [];
             while (this.running) {
-              const began = Date.now();
-              await this.request(kind, t);
-              await sleep(Math.max(0, every[kind] - (Date.now() - began)));
+              pending.push(this.request(kind, t));
+              await sleep(every[kind]);
             }
+            await Promise.all(pending);
           })(),
         );
       }
@@ -271,7 +277,7 @@ async function main(options: Options): Promise<void> {
     const faults = Object.fromEntries(runs.map((r) => [r.fault, r.result]));
     writeResult(options.out, {
       ...info,
-      settings: { ...options, load: 'per tenant: a search every 1 s, an ask every 2 s, a one-case upload every 2 s; 2 tenants', deadlines_ms: DEADLINE_MS },
+      settings: { ...options, load: 'per tenant: a search every 1 s, an ask every 2 s, a one-case upload every 2 s, sent on time (open loop); 2 tenants', deadlines_ms: DEADLINE_MS },
       goals: GOALS,
       acknowledged_uploads: load.acknowledged.size,
       acknowledged_lost: lost.size,
