@@ -21,6 +21,7 @@ import { runDir } from '../../scripts/stack/stack';
 import { readWeaviateKey } from '../../scripts/stack/weaviate-key';
 import { article } from '../helpers/factories';
 import { freshTenant, requireStack } from '../helpers/harness';
+import { alive } from '../helpers/processes';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Articles per upload: enough batches that a kill lands while they are being stored. */
@@ -28,14 +29,6 @@ const ARTICLES = 400;
 const WORDS = ['amber', 'basil', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper'];
 const phrase = (i: number) => `${WORDS[i % 10]} ${WORDS[Math.floor(i / 10) % 10]} ${WORDS[Math.floor(i / 100) % 10]} setting ${i}`;
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Binds a port on loopback and holds it, closing every connection at once, as a process that is still dying would hold it. */
 function holdPort(port: number): Promise<net.Server> {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'mocha';
 import { ServiceSpec, freePort, httpOk } from '../../scripts/stack/services';
 import { Backoff, DEFAULT_BACKOFF, Supervisor, attemptAfterExit, backoffFromEnv, restartDelay } from '../../scripts/stack/supervisor';
+import { alive } from '../helpers/processes';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -60,14 +61,6 @@ describe('supervisor: real processes killed with SIGKILL', function () {
   const readPid = () => Number(fs.readFileSync(pidFile(), 'utf8'));
   const waitForLine = async (pattern: RegExp, count = 1) => {
     while (logLines().filter((l) => pattern.test(l)).length < count) await sleep(20);
-  };
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
   };
 
   const spec = (): ServiceSpec => ({
