@@ -25,8 +25,11 @@ export interface CpuPoolOptions {
   budgetMs: number;
 }
 
-/** Under ts-node the threads load the TypeScript sources the same way the process does. */
-const tsExecArgv = () => (__filename.endsWith('.ts') ? ['--require', require.resolve('ts-node/register/transpile-only')] : []);
+/**
+ * The threads' Node flags: under ts-node, what loads the TypeScript sources; nothing else, since
+ * threads refuse some of the process's own flags (`--trace-gc`, say) and need none of them.
+ */
+const threadExecArgv = () => (__filename.endsWith('.ts') ? ['--require', require.resolve('ts-node/register/transpile-only')] : []);
 
 export function createCpuPool(o: CpuPoolOptions): CpuPool {
   const pool = new Piscina({
@@ -36,7 +39,7 @@ export function createCpuPool(o: CpuPoolOptions): CpuPool {
     minThreads: 0,
     maxThreads: o.threads,
     idleTimeout: 60_000,
-    execArgv: [...process.execArgv, ...tsExecArgv()],
+    execArgv: threadExecArgv(),
   });
   // Tasks wait here, in order, for a thread, so the budget counts only the time on a thread.
   const waiting: (() => void)[] = [];
