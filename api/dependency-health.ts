@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from './logger';
 import { ApiError } from './errors';
 import { RETRY_AFTER_503_S } from './middlewares/error-handler';
+import { within } from './readiness';
 
 export type DependencyName = 'temporal' | 'weaviate' | 'embeddings';
 
@@ -102,12 +103,7 @@ export class DependencyHealth {
     while (!this.stopped) {
       const started = Date.now();
       try {
-        await Promise.race([
-          this.o.probes[name](),
-          sleep(timeout, undefined, { ref: false }).then(() => {
-            throw new Error(`no answer within ${timeout} ms`);
-          }),
-        ]);
+        await within(timeout, this.o.probes[name]());
         this.mark(name, true);
       } catch (err) {
         const s = this.state.get(name)!;

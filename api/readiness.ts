@@ -23,8 +23,9 @@ export interface ReadinessReport {
   chat: { engine: ChatGateway['engine']; model: string };
 }
 
-const within = <T>(ms: number, p: Promise<T>) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
+/** `p`, or a rejection once `ms` have passed (the timer never keeps the process alive). */
+export const within = <T>(ms: number, p: Promise<T>) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
 
 async function probe(check: () => Promise<unknown>): Promise<DependencyStatus> {
   try {

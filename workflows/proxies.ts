@@ -2,11 +2,14 @@
  * One activity proxy per timeout profile. Every profile has a start-to-close timeout and a bounded
  * retry policy, so a dependency that stays down ends the workflow instead of retrying forever.
  */
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo, type RetryPolicy } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { gradingTaskQueue, ingestionTaskQueue } from './constants';
 
 const NON_RETRYABLE = ['InvalidInput', 'NotFound', 'InputTooCostly'];
+
+/** Retries for about an hour (70 attempts, at most a minute apart): for writes that must outlive a store's outage. */
+const RETRY_FOR_AN_HOUR: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 70, nonRetryableErrorTypes: NON_RETRYABLE };
 
 /**
  * Writes to Weaviate with embeddings: minutes of work per batch, heartbeating per group. They run
@@ -20,7 +23,7 @@ export const ingestion = proxyActivities<Activities>({
   },
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 70, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: RETRY_FOR_AN_HOUR,
 });
 
 /**
@@ -45,7 +48,7 @@ export const tagTraining = proxyActivities<Activities>({
  */
 export const sessionStore = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 70, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: RETRY_FOR_AN_HOUR,
 });
 
 /**
