@@ -2,17 +2,19 @@
  * All activities, created once per worker with the clients they share.
  */
 import { Context } from '@temporalio/activity';
+import type { Progress } from '../domain/progress';
+import { activityProgress } from './progress';
 import type { WeaviateClient } from 'weaviate-client';
-import { classified } from './failures';
-import type { CpuPool } from './cpu/pool';
-import type { ChatGateway } from './models/chat';
-import type { Embedder } from './models/embeddings';
-import * as evaluation from './evaluation/grade';
-import * as answers from './weaviate/answers';
-import * as ingest from './weaviate/ingest';
-import * as tags from './tags/train';
-import * as batch from './evaluation/batch';
-import type { UseCaseStore } from './evaluation/use-cases';
+import { classified } from '../domain/failures';
+import type { CpuPool } from '../domain/cpu/pool';
+import type { ChatGateway } from '../domain/models/chat';
+import type { Embedder } from '../domain/models/embeddings';
+import * as evaluation from '../domain/evaluation/grade';
+import * as answers from '../domain/weaviate/answers';
+import * as ingest from '../domain/weaviate/ingest';
+import * as tags from '../domain/tags/train';
+import * as batch from '../domain/evaluation/batch';
+import type { UseCaseStore } from '../domain/evaluation/use-cases';
 
 export interface ActivityDeps {
   weaviate: () => Promise<WeaviateClient>;
@@ -29,8 +31,8 @@ export interface ActivityDeps {
 }
 
 /** Binds an activity body to the shared clients and the current activity's cancellation signal. */
-function bind<A, R>(deps: ActivityDeps, fn: (d: ActivityDeps & { signal?: AbortSignal }, input: A) => Promise<R>) {
-  return classified((input: A) => fn({ ...deps, signal: Context.current().cancellationSignal }, input));
+function bind<A, R>(deps: ActivityDeps, fn: (d: ActivityDeps & { signal?: AbortSignal; progress?: Progress }, input: A) => Promise<R>) {
+  return classified((input: A) => fn({ ...deps, signal: Context.current().cancellationSignal, progress: activityProgress() }, input));
 }
 
 export function createActivities(deps: ActivityDeps) {

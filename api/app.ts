@@ -2,8 +2,8 @@
  * createApp(deps): the Koa application without listening, so tests and the server share it.
  */
 import Koa from 'koa';
-import type { UseCaseStore } from '../activities/evaluation/use-cases';
-import type { ChatGateway } from '../activities/models/chat';
+import type { UseCaseStore } from '../domain/evaluation/use-cases';
+import type { ChatGateway } from '../domain/models/chat';
 import type { AskSessions } from './ask-sessions';
 import type { KeyVerifier } from './middlewares/auth';
 import { jsonBody } from './middlewares/body';

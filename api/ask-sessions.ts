@@ -9,8 +9,8 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import type { WeaviateClient } from 'weaviate-client';
-import type { Turn } from '../activities/ask/follow-up';
-import { sessionAnswers, type AnswerRecord } from '../activities/weaviate/answers';
+import type { Turn } from '../domain/ask/follow-up';
+import { sessionAnswers, type AnswerRecord } from '../domain/weaviate/answers';
 import { answerLogWorkflow, answersSignal, unstoredAnswersQuery } from '../workflows/answer-log';
 import { askSessionWorkflow, askTurnSignal, askTurnsQuery, SESSION, turnOf } from '../workflows/ask-session';
 import { OPERATIONS } from '../workflows/constants';

@@ -1,7 +1,7 @@
 /**
  * The API's own settings, read once from the environment at start (docs/api.md, "Limits").
  */
-import { positiveEnv } from '../activities/config';
+import { positiveEnv } from '../domain/config';
 import { TAG_TRAINER, type TagTrainerTiming } from '../workflows/tag-training';
 import { ApiLimits, DEFAULT_LIMITS } from './app';
 

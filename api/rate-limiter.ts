@@ -7,7 +7,7 @@
  * deciding. When the store cannot be reached the instance goes on with its own counts.
  */
 import { randomUUID } from 'node:crypto';
-import type { RateCountStore } from '../activities/weaviate/rate-counts';
+import type { RateCountStore } from '../domain/weaviate/rate-counts';
 import type { Logger } from './logger';
 
 export interface WindowCount {

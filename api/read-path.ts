@@ -1,21 +1,21 @@
 /**
  * The read path: searches run in the API process, calling the retrieval functions directly
- * (activities/weaviate/retrieve.ts), instead of a workflow and an activity per search. A workflow
+ * (domain/weaviate/retrieve.ts), instead of a workflow and an activity per search. A workflow
  * round trip per search cost as much as the retrieval itself (docs/benchmarks.md, bench:latency);
  * a read changes nothing, so it needs none of Temporal's durability.
  *
  * What the search activity gave is kept here, with the same numbers (workflows/proxies.ts had
  * them): an attempt may take 5 s, all attempts together 12 s, at most 3 attempts, 500 ms then
  * 1 s between them; bad input and unknown ids are not retried. A dependency that stays down or
- * slow answers 503 or 504 through the same failure types as activities (activities/failures.ts,
+ * slow answers 503 or 504 through the same failure types as activities (domain/failures.ts,
  * api/temporal-errors.ts); the request's deadline answers 408. Each read is counted for the
  * operators' per-tenant read log (read-log.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WeaviateClient } from 'weaviate-client';
-import { toFailure } from '../activities/failures';
-import type { Embedder } from '../activities/models/embeddings';
+import { toFailure } from '../domain/failures';
+import type { Embedder } from '../domain/models/embeddings';
 import type { Operation } from '../workflows/constants';
 import { ApiError, requestTimeout } from './errors';
 import { deadlinePassed } from './middlewares/deadline';

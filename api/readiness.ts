@@ -8,9 +8,9 @@
  */
 import type { Connection } from '@temporalio/client';
 import type { WeaviateClient } from 'weaviate-client';
-import type { ServicesConfig } from '../activities/config';
-import { cosine } from '../activities/models/embeddings';
-import type { ChatGateway } from '../activities/models/chat';
+import type { ServicesConfig } from '../domain/config';
+import { cosine } from '../domain/models/embeddings';
+import type { ChatGateway } from '../domain/models/chat';
 
 export interface DependencyStatus {
   ready: boolean;
@@ -94,7 +94,7 @@ export function dependencyProbes(deps: { temporalProbe: Connection; weaviate: ()
       const res = await fetch(`http://${deps.config.weaviate.host}:${deps.config.weaviate.httpPort}/v1/.well-known/ready`);
       if (!res.ok) throw new Error(`not ready (HTTP ${res.status})`);
     },
-    // Both lanes' servers, when a second one serves short queries (activities/models/embeddings.ts).
+    // Both lanes' servers, when a second one serves short queries (domain/models/embeddings.ts).
     embeddings: () => embeddingServersAnswer(deps.config),
   };
 }

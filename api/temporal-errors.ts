@@ -9,15 +9,15 @@ import { ApplicationFailure, NamespaceNotFoundError, TemporalFailure, TimeoutFai
 import { WorkflowFailedError, isGrpcCancelledError, isGrpcDeadlineError, isGrpcServiceError } from '@temporalio/client';
 import { ApiError } from './errors';
 
-/** Typed failures carry messages written for clients (activities/failures.ts), never a dependency's text. */
+/** Typed failures carry messages written for clients (domain/failures.ts), never a dependency's text. */
 const BY_TYPE: Record<string, (message: string) => ApiError> = {
   DependencyTimeout: (m) => new ApiError(504, m),
   DependencyUnavailable: (m) => new ApiError(503, m),
   InvalidInput: (m) => new ApiError(400, m),
   NotFound: (m) => new ApiError(404, m),
-  // One input took longer than its CPU budget in the worker (activities/cpu/pool.ts).
+  // One input took longer than its CPU budget in the worker (domain/cpu/pool.ts).
   InputTooCostly: (m) => new ApiError(400, m),
-  // The model answered, but not in the shape asked for, after the retries (activities/ask/model-engine.ts).
+  // The model answered, but not in the shape asked for, after the retries (domain/ask/model-engine.ts).
   ModelOutputInvalid: (m) => new ApiError(503, m),
 };
 

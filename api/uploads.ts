@@ -7,11 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { IngestResult } from '../activities/weaviate/ingest';
+import type { IngestResult } from '../domain/weaviate/ingest';
 import type { Operation } from '../workflows/constants';
 import { ApiError, badRequest } from './errors';
 import type { AuthState } from './middlewares/auth';
-import { checkUploadItems, type UploadFailure, type UploadResult, type UploadValidators } from './schemas/upload';
+import { allItemsInvalid, checkUploadItems, type UploadFailure, type UploadResult, type UploadValidators } from '../domain/contracts/upload';
 import type { WorkflowRunner } from './workflow-runner';
 
 /** Serialized bytes and items per batch. */
@@ -131,6 +131,7 @@ export function uploadHandler<T extends Record<string, any>>(o: {
 }): Middleware {
   return async function uploadItems(ctx) {
     const { items, failed } = checkUploadItems<T>(o.validators, ctx.state.input.body);
+    if (items.length === 0) throw badRequest(allItemsInvalid(failed));
     const idOf = (item: T) => String(item[o.validators.idField]);
     const all = ctx.state.input.body[o.validators.key] as unknown[];
     const { fit, failed: tooBig } = oversized(items, (i) => `/${o.validators.key}/${all.indexOf(items[i])}`, idOf);

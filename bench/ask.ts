@@ -23,13 +23,13 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import os from 'node:os';
-import { answerQuestion } from '../activities/ask/answer';
-import { ANSWER_THRESHOLD } from '../activities/ask/compose';
-import { loadServicesConfig } from '../activities/config';
-import { createChatGateway } from '../activities/models/chat';
-import { textLanguage } from '../activities/text/language';
-import { ASK_RETRIEVAL } from '../activities/weaviate/ask-retrieve';
-import type { SearchPhase } from '../activities/weaviate/retrieve';
+import { answerQuestion } from '../domain/ask/answer';
+import { ANSWER_THRESHOLD } from '../domain/ask/compose';
+import { loadServicesConfig } from '../domain/config';
+import { createChatGateway } from '../domain/models/chat';
+import { textLanguage } from '../domain/text/language';
+import { ASK_RETRIEVAL } from '../domain/weaviate/ask-retrieve';
+import type { SearchPhase } from '../domain/weaviate/retrieve';
 import { presentAnswer } from '../api/presenters/ask';
 import { createActivityDeps } from '../worker/deps';
 import { ApiClient, chunks, mapPool } from './lib/api-client';

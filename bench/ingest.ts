@@ -14,9 +14,9 @@
  * ratio is defined in docs/benchmarks.md.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { loadServicesConfig } from '../activities/config';
-import { articleSections, toPassages } from '../activities/text/article-text';
-import { incidentText } from '../activities/text/records';
+import { loadServicesConfig } from '../domain/config';
+import { articleSections, toPassages } from '../domain/text/article-text';
+import { incidentText } from '../domain/text/records';
 import { chunks, mapPool } from './lib/api-client';
 import { articleSources, buildArticles, incidentRecord, loadIncidents } from './lib/datasets';
 import { progress } from './lib/progress';

@@ -14,7 +14,7 @@
  */
 import { Command, Option } from 'commander';
 import path from 'node:path';
-import { gradeRule } from '../activities/evaluation/builtin-judge';
+import { gradeRule } from '../domain/evaluation/builtin-judge';
 import { type IfevalItem, loadIfeval, type Phrasing, readRulesFile, renderRules, type RuleLine, writeRulesFile } from './lib/ifeval-rules';
 import { progress } from './lib/progress';
 import { DEFAULT_DATASETS, REPO_ROOT, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:language -- --corpus <dir>`: how well the request language is told from short
- * texts (activities/text/language.ts), and the tinyld score it needs when the function words do
+ * texts (domain/text/language.ts), and the tinyld score it needs when the function words do
  * not decide (`LANGUAGE_MIN_SCORE`). No stack is needed: detection is a pure function.
  *
  * Texts, all written by people, none made up here:
@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { decideLanguage, LANGUAGE_MIN_SCORE, languageEvidence, type LanguageEvidence } from '../activities/text/language';
+import { decideLanguage, LANGUAGE_MIN_SCORE, languageEvidence, type LanguageEvidence } from '../domain/text/language';
 import { loadBanking77, loadStackFaq } from './lib/datasets';
 import { DEFAULT_DATASETS, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 

@@ -21,8 +21,8 @@
  */
 import { Command } from 'commander';
 import os from 'node:os';
-import { loadServicesConfig } from '../activities/config';
-import { searchArticles, searchCases } from '../activities/weaviate/retrieve';
+import { loadServicesConfig } from '../domain/config';
+import { searchArticles, searchCases } from '../domain/weaviate/retrieve';
 import { OPERATIONS } from '../workflows/constants';
 import { createActivityDeps } from '../worker/deps';
 import { ApiClient, chunks } from './lib/api-client';

@@ -14,7 +14,7 @@
  * docs/benchmarks.md describes the protocol and the numbers.
  */
 import { Command } from 'commander';
-import { RETRIEVAL } from '../activities/weaviate/retrieve';
+import { RETRIEVAL } from '../domain/weaviate/retrieve';
 import { ApiClient, chunks, mapPool } from './lib/api-client';
 import { loadSemEvalDev, loadStackFaq, semEvalCase, semEvalQuery, stackFaqCase, StackFaqQuery } from './lib/datasets';
 import { firstRelevantRank, labelReciprocalRank, mean, rankLikeScorer, semevalAveragePrecision, semevalMap, singleGoldMetrics } from './lib/metrics';

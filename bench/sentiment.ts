@@ -2,7 +2,7 @@
  * `npm run bench:sentiment [-- options]`: the local sentiment engine against the real stack
  * (scripts/stack/bench.ts starts it; this script starts a worker and the API in-process).
  *
- * - Quality, with the shipped model (activities/sentiment/model.json) and the engine's own code
+ * - Quality, with the shipped model (domain/sentiment/model.json) and the engine's own code
  *   (readMessages, the same cleaning, segments, embedding, classifier and lexicon as the API),
  *   every message with the language the API would detect:
  *   - TweetEval sentiment test (12,284 tweets): macro-recall over negative/neutral/positive, the
@@ -24,13 +24,13 @@
  */
 import os from 'node:os';
 import { Command } from 'commander';
-import { loadServicesConfig } from '../activities/config';
-import { createEmbedder, createEnglishEncoder } from '../activities/models/embeddings';
-import { predict, train, TRAIN_DEFAULTS } from '../activities/sentiment/classifier';
-import { englishEncoderFor, localModel, type Mix, rawValue, scoreReadings, type SegmentReading } from '../activities/sentiment/local-engine';
-import { labelFor, polarityOf } from '../activities/sentiment/levels';
-import { standardization } from '../activities/tags/model';
-import { SENTIMENT_LABELS } from '../api/schemas/sentiment';
+import { loadServicesConfig } from '../domain/config';
+import { createEmbedder, createEnglishEncoder } from '../domain/models/embeddings';
+import { predict, train, TRAIN_DEFAULTS } from '../domain/sentiment/classifier';
+import { englishEncoderFor, localModel, type Mix, rawValue, scoreReadings, type SegmentReading } from '../domain/sentiment/local-engine';
+import { labelFor, polarityOf } from '../domain/sentiment/levels';
+import { standardization } from '../domain/tags/model';
+import { SENTIMENT_LABELS } from '../domain/contracts/sentiment';
 import { parseServerTiming } from './lib/server-timing';
 import { summarize, type Sample } from './lib/load';
 import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';

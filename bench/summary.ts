@@ -20,7 +20,7 @@
  */
 import { Command } from 'commander';
 import fs from 'node:fs';
-import { summarizeLocal, SUMMARY_EXTRACT, type SummaryParams } from '../activities/summary/local-engine';
+import { summarizeLocal, SUMMARY_EXTRACT, type SummaryParams } from '../domain/summary/local-engine';
 import { summaryPlaintext } from '../api/presenters/summary';
 import { datasetFile, readJsonl } from './lib/datasets';
 import { summarize as latencySummary, type Sample } from './lib/load';

@@ -1,10 +1,10 @@
 /**
- * `npm run sentiment:train [-- options]`: produces activities/sentiment/model.json, the local
+ * `npm run sentiment:train [-- options]`: produces domain/sentiment/model.json, the local
  * sentiment engine's weights, against the real embedding server (scripts/stack/bench.ts starts a
  * stack for it).
  *
  * 1. Trains the three-class logistic regression on the E5 query embeddings of the examples
- *    written for this project (activities/sentiment/examples.ts), and only on them; and, when the
+ *    written for this project (domain/sentiment/examples.ts), and only on them; and, when the
  *    English encoder is configured (TAG_EMBEDDINGS_URL, as the bench stack has it), a second one
  *    on the encoder's vectors of the same examples, for English messages.
  * 2. Tunes, on TweetEval's validation split only, for macro-recall (TweetEval's metric): the
@@ -17,12 +17,12 @@
  */
 import { createHash } from 'node:crypto';
 import { Command } from 'commander';
-import { loadServicesConfig } from '../activities/config';
-import { createEmbedder, createEnglishEncoder, type Embedder } from '../activities/models/embeddings';
-import { messageLanguage } from '../activities/sentiment/analyze';
-import { CLASSES, train, TRAIN_DEFAULTS, type LinearModel } from '../activities/sentiment/classifier';
-import { EXAMPLES } from '../activities/sentiment/examples';
-import { cleanMessage, mixOf, rawValue, readMessages, type SegmentReading, type SentimentModel } from '../activities/sentiment/local-engine';
+import { loadServicesConfig } from '../domain/config';
+import { createEmbedder, createEnglishEncoder, type Embedder } from '../domain/models/embeddings';
+import { messageLanguage } from '../domain/sentiment/analyze';
+import { CLASSES, train, TRAIN_DEFAULTS, type LinearModel } from '../domain/sentiment/classifier';
+import { EXAMPLES } from '../domain/sentiment/examples';
+import { cleanMessage, mixOf, rawValue, readMessages, type SegmentReading, type SentimentModel } from '../domain/sentiment/local-engine';
 import { chunks } from './lib/api-client';
 import { progress } from './lib/progress';
 import { DEFAULT_DATASETS, resolveDatasets, round } from './lib/run-info';
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const o = new Command('sentiment:train')
     .description('Trains the local sentiment engine on the written examples and tunes its weights and cut points on TweetEval validation.')
     .option('--datasets <dir>', 'folder holding tweeteval_sentiment/ (relative to the repository root)', DEFAULT_DATASETS)
-    .option('--out <file>', 'model file (relative to the repository root)', 'activities/sentiment/model.json')
+    .option('--out <file>', 'model file (relative to the repository root)', 'domain/sentiment/model.json')
     .parse()
     .opts<{ datasets: string; out: string }>();
   const config = loadServicesConfig();
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
     cuts: base.best.cuts,
     ...(useEnglish && { english: { encoder: encoders.english!.model, ...englishLinear, lexiconWeight: english.best.lexiconWeight, englishWeight: english.best.englishWeight, cuts: english.best.cuts } }),
     training: {
-      source: 'activities/sentiment/examples.ts (written for this project)',
+      source: 'domain/sentiment/examples.ts (written for this project)',
       examples: rows.length,
       examplesSha256: createHash('sha256').update(JSON.stringify(rows)).digest('hex'),
       perLanguage,

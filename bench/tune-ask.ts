@@ -7,7 +7,7 @@
  *
  * It calls retrieveAskSources directly, in this process, on the articles the benchmark uploaded
  * through the API, once per article `alpha` (query embeddings are computed once and reused). The
- * support of a candidate is similarity + lexicalWeight × coverage (activities/ask/compose.ts), and
+ * support of a candidate is similarity + lexicalWeight × coverage (domain/ask/compose.ts), and
  * coverage does not depend on the knobs, so the grid over minSupport × lexicalWeight is scored on
  * the stored candidates; the chosen point is then checked with the real chooseSources and
  * composeLocal.
@@ -21,13 +21,13 @@
  * article (another language, another wording) would then lose it from the candidates. From 0.5
  * on, a passage that only shares words never outranks the passage most similar in meaning.
  */
-import { loadServicesConfig } from '../activities/config';
-import { ANSWER_THRESHOLD, chooseSources, coverage, SOURCE_RANKING } from '../activities/ask/compose';
-import { composeLocal } from '../activities/ask/local-engine';
-import { createEmbedder, Embedder } from '../activities/models/embeddings';
-import { ASK_RETRIEVAL, retrieveAskSources, type Source } from '../activities/weaviate/ask-retrieve';
-import { connectWeaviate } from '../activities/weaviate/client';
-import { RETRIEVAL, searchArticles } from '../activities/weaviate/retrieve';
+import { loadServicesConfig } from '../domain/config';
+import { ANSWER_THRESHOLD, chooseSources, coverage, SOURCE_RANKING } from '../domain/ask/compose';
+import { composeLocal } from '../domain/ask/local-engine';
+import { createEmbedder, Embedder } from '../domain/models/embeddings';
+import { ASK_RETRIEVAL, retrieveAskSources, type Source } from '../domain/weaviate/ask-retrieve';
+import { connectWeaviate } from '../domain/weaviate/client';
+import { RETRIEVAL, searchArticles } from '../domain/weaviate/retrieve';
 import { mapPool } from './lib/api-client';
 import type { StackFaqQuery } from './lib/datasets';
 import { percentile } from './lib/load';

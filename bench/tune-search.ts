@@ -5,10 +5,10 @@
  * searchCases activity function directly, in this process, with RETRIEVAL.cases overridden, on the
  * cases the benchmark uploaded through the API. Query embeddings are computed once and reused.
  */
-import { loadServicesConfig } from '../activities/config';
-import { createEmbedder, Embedder } from '../activities/models/embeddings';
-import { connectWeaviate } from '../activities/weaviate/client';
-import { RETRIEVAL, searchCases } from '../activities/weaviate/retrieve';
+import { loadServicesConfig } from '../domain/config';
+import { createEmbedder, Embedder } from '../domain/models/embeddings';
+import { connectWeaviate } from '../domain/weaviate/client';
+import { RETRIEVAL, searchCases } from '../domain/weaviate/retrieve';
 import { mapPool } from './lib/api-client';
 import type { StackFaqQuery } from './lib/datasets';
 import { firstRelevantRank, singleGoldMetrics } from './lib/metrics';

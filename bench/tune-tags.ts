@@ -1,5 +1,5 @@
 /**
- * `npm run bench:tune-tags [-- options]`: how the tag model's settings (activities/tags/model.ts)
+ * `npm run bench:tune-tags [-- options]`: how the tag model's settings (domain/tags/model.ts)
  * were chosen, on BANKING77's training set only, against the real embedding server
  * (scripts/stack/bench.ts starts the stack). The test set is never read here; bench/tags.ts
  * reports it through the API.
@@ -15,10 +15,10 @@
  * Accuracy of the top tag. Writes bench/results/tune-tags.json.
  */
 import { Command } from 'commander';
-import { loadServicesConfig } from '../activities/config';
-import { createEmbedder, createEnglishEncoder, type Embedder } from '../activities/models/embeddings';
-import { seeded, shuffleInPlace } from '../activities/tags/softmax';
-import { TAG_TRAINING, tagNameText, tagPredictor, trainTagModel, type TagExample } from '../activities/tags/model';
+import { loadServicesConfig } from '../domain/config';
+import { createEmbedder, createEnglishEncoder, type Embedder } from '../domain/models/embeddings';
+import { seeded, shuffleInPlace } from '../domain/tags/softmax';
+import { TAG_TRAINING, tagNameText, tagPredictor, trainTagModel, type TagExample } from '../domain/tags/model';
 import { loadBanking77 } from './lib/datasets';
 import { chunks } from './lib/api-client';
 import { progress } from './lib/progress';

@@ -2,15 +2,15 @@
  * `npm run eval:report -- --tenant <t> [--use-case <u>] [--from <date>] [--to <date>]
  * [--where key=value ...] [--html <file>]`: compares the models of a tenant's graded calls (batch
  * evaluation), as markdown on the terminal and as a standalone HTML page with charts
- * (activities/evaluation/report.ts). It reads the Weaviate of a running stack, like `keys`.
+ * (domain/evaluation/report.ts). It reads the Weaviate of a running stack, like `keys`.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildReport, renderHtml, renderMarkdown } from '../activities/evaluation/report';
-import { terminalText } from '../activities/text/terminal-text';
-import { TENANT_PATTERN } from '../activities/weaviate/collections';
-import { listResults } from '../activities/weaviate/eval-results';
+import { buildReport, renderHtml, renderMarkdown } from '../domain/evaluation/report';
+import { terminalText } from '../domain/text/terminal-text';
+import { TENANT_PATTERN } from '../domain/weaviate/collections';
+import { listResults } from '../domain/weaviate/eval-results';
 import { withWeaviate } from './operator-weaviate';
 
 function parseTenant(value: string): string {

@@ -4,9 +4,9 @@
  * material for fixing a knowledge base. It reads the Weaviate of a running stack, like `keys`.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { terminalJson, terminalText as t } from '../activities/text/terminal-text';
-import { type AnswerWithFeedback, listAnswersWithFeedback } from '../activities/weaviate/answers';
-import { TENANT_PATTERN } from '../activities/weaviate/collections';
+import { terminalJson, terminalText as t } from '../domain/text/terminal-text';
+import { type AnswerWithFeedback, listAnswersWithFeedback } from '../domain/weaviate/answers';
+import { TENANT_PATTERN } from '../domain/weaviate/collections';
 import { withWeaviate } from './operator-weaviate';
 
 function parseDate(value: string): number {
@@ -31,7 +31,7 @@ const RATING = { 1: '+1', [-1]: '-1', 0: '  ' } as Record<number, string>;
 /** A stored text on one line, at most `max` characters: runs of whitespace as one space, controls escaped. */
 const oneLine = (text: string, max = Infinity) => t(text.replace(/\s+/g, ' ').slice(0, max));
 
-/** One answer as a few readable lines; every text from the tenant's data is escaped (activities/text/terminal-text.ts). */
+/** One answer as a few readable lines; every text from the tenant's data is escaped (domain/text/terminal-text.ts). */
 function describe(a: AnswerWithFeedback): string {
   const lines = [
     `${new Date(a.createdAt).toISOString()}  ${t(a.responseType)}  ${t(a.language)}  answer ${t(a.answerId)}  chat ${t(a.chatId)}`,

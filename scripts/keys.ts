@@ -4,8 +4,8 @@
  * WEAVIATE_API_KEY or else the key `npm start` keeps in DATA_DIR.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { terminalJson, terminalText as t } from '../activities/text/terminal-text';
-import { ApiKeyStore } from '../activities/weaviate/api-keys';
+import { terminalJson, terminalText as t } from '../domain/text/terminal-text';
+import { ApiKeyStore } from '../domain/weaviate/api-keys';
 import { SCOPES, isScope } from '../api/scopes';
 import { withWeaviate } from './operator-weaviate';
 

@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import type { WeaviateClient } from 'weaviate-client';
-import { loadServicesConfig } from '../activities/config';
-import { closeWeaviate, connectWeaviate } from '../activities/weaviate/client';
-import { ensureCollections } from '../activities/weaviate/collections';
+import { loadServicesConfig } from '../domain/config';
+import { closeWeaviate, connectWeaviate } from '../domain/weaviate/client';
+import { ensureCollections } from '../domain/weaviate/collections';
 import { readWeaviateKey, weaviateKeyPath } from './stack/weaviate-key';
 
 export async function withWeaviate<T>(fn: (weaviate: () => Promise<WeaviateClient>) => Promise<T>): Promise<T> {

@@ -6,9 +6,9 @@
  */
 import { Client, Connection, WorkflowNotFoundError, isGrpcDeadlineError } from '@temporalio/client';
 import { Command, InvalidArgumentError } from 'commander';
-import { loadServicesConfig } from '../activities/config';
-import { terminalText as t } from '../activities/text/terminal-text';
-import { TENANT_PATTERN } from '../activities/weaviate/collections';
+import { loadServicesConfig } from '../domain/config';
+import { terminalText as t } from '../domain/text/terminal-text';
+import { TENANT_PATTERN } from '../domain/weaviate/collections';
 import { requestTagTraining, tagTrainerStatus, waitForTagTraining } from '../api/tag-trainer';
 import type { TagTrainerStatus } from '../workflows/tag-training';
 

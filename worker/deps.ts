@@ -2,14 +2,14 @@
  * The clients the activities share, built from the services configuration.
  */
 import type { ActivityDeps } from '../activities';
-import type { ServicesConfig } from '../activities/config';
-import { createChatGateway } from '../activities/models/chat';
-import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../activities/evaluation/use-cases';
+import type { ServicesConfig } from '../domain/config';
+import { createChatGateway } from '../domain/models/chat';
+import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-cases';
 import path from 'node:path';
-import { createEmbedder, createEnglishEncoder, withVectorCache } from '../activities/models/embeddings';
-import { connectWeaviate } from '../activities/weaviate/client';
-import { createCpuPool } from '../activities/cpu/pool';
-import { positiveEnv } from '../activities/config';
+import { createEmbedder, createEnglishEncoder, withVectorCache } from '../domain/models/embeddings';
+import { connectWeaviate } from '../domain/weaviate/client';
+import { createCpuPool } from '../domain/cpu/pool';
+import { positiveEnv } from '../domain/config';
 
 /** English vectors a worker keeps between tag trainings: a tenant at the training cap (TAG_TRAINING.maxCases), about 80 MB. */
 const ENGLISH_VECTORS_CACHED = 50_000;

@@ -2,8 +2,8 @@
  * The worker process: `node -r ts-node/register worker/main.ts`. Stops cleanly on SIGINT/SIGTERM.
  */
 import { LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
-import { loadServicesConfig } from '../activities/config';
-import { closeWeaviate } from '../activities/weaviate/client';
+import { loadServicesConfig } from '../domain/config';
+import { closeWeaviate } from '../domain/weaviate/client';
 import { logger, temporalLogger } from './logger';
 import { createWorker } from './worker';
 

@@ -3,13 +3,13 @@
  * activities and the grading activities each on a task queue next to it (workflows/constants.ts),
  * each with its own activity slots, and concurrency bounded for a small machine (the embedding
  * server does the heavy lifting on the same cores). A long upload or a large grading therefore
- * never holds the slots other work needs; grading's CPU work runs on threads (activities/cpu), and
+ * never holds the slots other work needs; grading's CPU work runs on threads (domain/cpu), and
  * tag training's fit on a thread of its own.
  */
 import { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { positiveEnv, type ServicesConfig } from '../activities/config';
-import { ensureCollections } from '../activities/weaviate/collections';
+import { positiveEnv, type ServicesConfig } from '../domain/config';
+import { ensureCollections } from '../domain/weaviate/collections';
 import { gradingTaskQueue, ingestionTaskQueue } from '../workflows/constants';
 import { createActivityDeps } from './deps';
 

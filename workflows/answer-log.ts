@@ -13,7 +13,7 @@
  * `ANSWER_LOG.signalsPerRun` signals, carrying what it has not stored, so its history stays small.
  */
 import { condition, continueAsNew, defineQuery, defineSignal, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { AnswerRecord } from '../activities/weaviate/answers';
+import type { AnswerRecord } from '../domain/weaviate/answers';
 import { sessionStore } from './proxies';
 
 export const ANSWER_LOG = {

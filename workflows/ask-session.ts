@@ -10,8 +10,8 @@
  * recent turns, so its history stays small.
  */
 import { condition, continueAsNew, defineQuery, defineSignal, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
-import type { Turn } from '../activities/ask/follow-up';
-import type { AnswerRecord } from '../activities/weaviate/answers';
+import type { Turn } from '../domain/ask/follow-up';
+import type { AnswerRecord } from '../domain/weaviate/answers';
 import { storePending } from './answer-log';
 
 export const SESSION = {

@@ -10,8 +10,8 @@
  * `evalRetentionWorkflow` runs the retention purge; a Temporal Schedule starts it daily.
  */
 import { continueAsNew, defineQuery, setHandler, upsertMemo } from '@temporalio/workflow';
-import type { ChunkOutcome, ImportChunk, ImportProblem } from '../activities/evaluation/batch';
-import { COUNT_KEYS, type GradingCounts } from '../activities/evaluation/batch-counts';
+import type { ChunkOutcome, ImportChunk, ImportProblem } from '../domain/evaluation/batch';
+import { COUNT_KEYS, type GradingCounts } from '../domain/evaluation/batch-counts';
 import { batch } from './proxies';
 
 export interface EvalBatchTotals extends GradingCounts {

@@ -4,8 +4,8 @@
  * retries. The rules arrive resolved (the request's own, or its use case's), so the history shows
  * exactly what was graded against what.
  */
-import type { GradeInput } from '../activities/evaluation/grade';
-import type { Grading } from '../activities/evaluation/results';
+import type { GradeInput } from '../domain/evaluation/grade';
+import type { Grading } from '../domain/evaluation/results';
 import { grading } from './proxies';
 
 export async function evaluateWorkflow(input: GradeInput & { tenant: string; useCase?: string }): Promise<Grading> {

@@ -2,10 +2,10 @@
  * Durable uploads: once started, a batch is stored even if the API request that started it has
  * timed out or the worker restarts midway (the activity is retried and overwrites by id).
  */
-import type { Article, DeleteArticle } from '../api/schemas/article';
-import type { Case } from '../api/schemas/case';
-import type { IncidentUpload } from '../api/schemas/incident';
-import type { IngestResult } from '../activities/weaviate/ingest';
+import type { Article, DeleteArticle } from '../domain/contracts/article';
+import type { Case } from '../domain/contracts/case';
+import type { IncidentUpload } from '../domain/contracts/incident';
+import type { IngestResult } from '../domain/weaviate/ingest';
 import { ingestion } from './proxies';
 import { notifyTagTrainer, type TagTrainerTiming } from './tag-training';
 

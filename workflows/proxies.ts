@@ -64,7 +64,7 @@ export const batch = proxyActivities<Activities>({
 
 /**
  * Grading one output: a model call per 20 rules, or the built-in judge on a CPU thread of the
- * worker (activities/cpu). An attempt may take 3 minutes; three attempts, so a stalled model ends
+ * worker (domain/cpu). An attempt may take 3 minutes; three attempts, so a stalled model ends
  * in a timeout (504) well before the request's deadline would, unless the client asked for a
  * shorter one (408). It runs on the grading task queue with slots of its own, and heartbeats while
  * it waits, so a terminated workflow stops its thread within seconds.

@@ -21,7 +21,7 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { TagTrainingRun } from '../activities/tags/train';
+import type { TagTrainingRun } from '../domain/tags/train';
 import { OPERATIONS, OperationAttr, TenantId } from './constants';
 import { tagTraining } from './proxies';
 

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import type { ApiKeyRecord } from '../../activities/weaviate/api-keys';
+import type { ApiKeyRecord } from '../../domain/weaviate/api-keys';
 import { ApiError, badRequest, forbidden, requestTimeout, unauthenticated, unavailable } from '../errors';
 import type { Scope } from '../scopes';
 import type { DependencyHealth } from '../dependency-health';

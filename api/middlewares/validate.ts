@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '../errors';
-import { compileBody, compileParams, firstErrorMessage } from '../schemas/ajv';
-import { firstIllFormedText } from '../schemas/json-walk';
+import { compileBody, compileParams, firstErrorMessage } from '../../domain/contracts/ajv';
+import { firstIllFormedText } from '../../domain/contracts/json-walk';
 import { namedSchemas, type Operation } from '../schemas/operations';
 
 /** The cleaned request: unknown body fields removed, defaults filled in, query and headers typed. */

@@ -5,9 +5,9 @@
  * here anyway), so a hostile article shows as text, never as markup or script.
  */
 import MarkdownIt from 'markdown-it';
-import type { ComposedAnswer } from '../../activities/ask/compose';
-import { phrases } from '../../activities/ask/i18n';
-import type { AskResponse } from '../schemas/ask';
+import type { ComposedAnswer } from '../../domain/ask/compose';
+import { phrases } from '../../domain/ask/i18n';
+import type { AskResponse } from '../../domain/contracts/ask';
 
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
 

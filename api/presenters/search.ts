@@ -1,6 +1,6 @@
 /** Whitelisting presenters: only the spec's fields leave the API. */
-import type { ArticleHit, CaseHit } from '../../activities/weaviate/retrieve';
-import { HTTP_URL_PATTERN } from '../schemas/common';
+import type { ArticleHit, CaseHit } from '../../domain/weaviate/retrieve';
+import { HTTP_URL_PATTERN } from '../../domain/contracts/common';
 
 const HTTP_URL = new RegExp(HTTP_URL_PATTERN);
 /** A stored link is shown only when it is a web link, whatever was accepted before uploads checked. */

@@ -4,8 +4,8 @@
  * with raw HTML off (as ask's `htmltext`), so a hostile message shows as text, never as markup.
  */
 import MarkdownIt from 'markdown-it';
-import type { SummaryDraft } from '../../activities/summary/local-engine';
-import type { SummaryResponse } from '../schemas/summary';
+import type { SummaryDraft } from '../../domain/summary/local-engine';
+import type { SummaryResponse } from '../../domain/contracts/summary';
 import { escapeMarkdown } from './ask';
 
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });

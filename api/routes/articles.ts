@@ -1,7 +1,7 @@
 /** POST /v1/articles and DELETE /v1/articles. */
 import { deleteArticlesWorkflow, upsertArticlesWorkflow } from '../../workflows';
 import { OPERATIONS } from '../../workflows/constants';
-import { articlesDelete, articlesUpload } from '../schemas/article';
+import { articlesDelete, articlesUpload } from '../../domain/contracts/article';
 import { operation } from '../schemas/operations';
 import { uploadHandler } from '../uploads';
 import { guard } from './guard';

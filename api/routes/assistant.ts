@@ -6,18 +6,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { answerQuestion } from '../../activities/ask/answer';
-import { questionIntent } from '../../activities/tags/tag';
-import { statedLanguage } from '../../activities/text/language';
-import type { SearchPhase } from '../../activities/weaviate/retrieve';
-import { findAnswer, storeFeedback } from '../../activities/weaviate/answers';
+import { answerQuestion } from '../../domain/ask/answer';
+import { questionIntent } from '../../domain/tags/tag';
+import { statedLanguage } from '../../domain/text/language';
+import type { SearchPhase } from '../../domain/weaviate/retrieve';
+import { findAnswer, storeFeedback } from '../../domain/weaviate/answers';
 import { OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
 import type { AuthState } from '../middlewares/auth';
 import { presentAnswer } from '../presenters/ask';
 import { READ_POLICY, type ReadDeps, type ReadPolicy } from '../read-path';
-import type { AskRequest } from '../schemas/ask';
-import type { FeedbackRequest } from '../schemas/feedback';
+import type { AskRequest } from '../../domain/contracts/ask';
+import type { FeedbackRequest } from '../../domain/contracts/feedback';
 import { operation } from '../schemas/operations';
 import { guard } from './guard';
 import { productList } from './search';

@@ -3,13 +3,13 @@
  * else the `default` use case's) and grades the output in a workflow (workflows/evaluation.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { UseCaseError } from '../../activities/evaluation/use-cases';
+import { UseCaseError } from '../../domain/evaluation/use-cases';
 import { evaluateWorkflow } from '../../workflows';
 import { OPERATIONS } from '../../workflows/constants';
 import { ApiError, badRequest, payloadTooLarge } from '../errors';
 import type { Logger } from '../logger';
 import type { AuthState } from '../middlewares/auth';
-import type { EvaluateRequest, Rule } from '../schemas/evaluation';
+import type { EvaluateRequest, Rule } from '../../domain/contracts/evaluation';
 import { operation } from '../schemas/operations';
 import { MAX_ITEM_BYTES } from '../uploads';
 import { guard } from './guard';

@@ -1,7 +1,7 @@
 /** POST /v1/cases. */
 import { upsertCasesWorkflow } from '../../workflows';
 import { OPERATIONS } from '../../workflows/constants';
-import { casesUpload } from '../schemas/case';
+import { casesUpload } from '../../domain/contracts/case';
 import { operation } from '../schemas/operations';
 import { uploadHandler } from '../uploads';
 import { guard } from './guard';

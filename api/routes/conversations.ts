@@ -4,17 +4,17 @@
  * retries (the model's own when a chat model is configured). The text to summarize is the
  * body's; when the body has none, the case that `conversationId` names (its public text only).
  */
-import type { ConversationText } from '../../activities/summary/conversation';
-import { requestLanguage } from '../../activities/text/language';
-import { caseConversation, hasText, summarize } from '../../activities/summary/summarize';
-import type { SearchPhase } from '../../activities/weaviate/retrieve';
+import type { ConversationText } from '../../domain/summary/conversation';
+import { requestLanguage } from '../../domain/text/language';
+import { caseConversation, hasText, summarize } from '../../domain/summary/summarize';
+import type { SearchPhase } from '../../domain/weaviate/retrieve';
 import { OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
 import type { AuthState } from '../middlewares/auth';
 import { presentSummary } from '../presenters/summary';
 import { READ_POLICY } from '../read-path';
 import { operation } from '../schemas/operations';
-import type { SummaryRequest } from '../schemas/summary';
+import type { SummaryRequest } from '../../domain/contracts/summary';
 import { modelPolicy } from './assistant';
 import { guard } from './guard';
 import { serverTiming } from './server-timing';

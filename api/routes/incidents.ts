@@ -3,7 +3,7 @@ import { upsertIncidentWorkflow } from '../../workflows';
 import { OPERATIONS } from '../../workflows/constants';
 import { payloadTooLarge } from '../errors';
 import type { AuthState } from '../middlewares/auth';
-import type { IncidentUpload } from '../schemas/incident';
+import type { IncidentUpload } from '../../domain/contracts/incident';
 import { operation } from '../schemas/operations';
 import { MAX_ITEM_BYTES, contentKey } from '../uploads';
 import { guard } from './guard';

@@ -1,12 +1,12 @@
 /** POST /v1/search/cases and GET /v1/community/search/articles: reads in the API process (read-path.ts). */
-import * as retrieve from '../../activities/weaviate/retrieve';
-import type { SearchPhase } from '../../activities/weaviate/retrieve';
+import * as retrieve from '../../domain/weaviate/retrieve';
+import type { SearchPhase } from '../../domain/weaviate/retrieve';
 import { OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
 import { requireBusiness, type AuthState } from '../middlewares/auth';
 import { presentArticleHit, presentCaseHit } from '../presenters/search';
 import { operation } from '../schemas/operations';
-import { CASE_SEARCH_WINDOW, type SearchArticlesQuery, type SearchCasesRequest } from '../schemas/search';
+import { CASE_SEARCH_WINDOW, type SearchArticlesQuery, type SearchCasesRequest } from '../../domain/contracts/search';
 import { guard } from './guard';
 import { serverTiming } from './server-timing';
 import type { RouteModule } from './types';

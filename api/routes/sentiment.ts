@@ -7,14 +7,14 @@
  * time). The message is scored as sent; `conversationId` is accepted
  * and not used.
  */
-import { analyzeSentiment, messageLanguage } from '../../activities/sentiment/analyze';
-import { localModel } from '../../activities/sentiment/local-engine';
-import type { SearchPhase } from '../../activities/weaviate/retrieve';
+import { analyzeSentiment, messageLanguage } from '../../domain/sentiment/analyze';
+import { localModel } from '../../domain/sentiment/local-engine';
+import type { SearchPhase } from '../../domain/weaviate/retrieve';
 import { OPERATIONS } from '../../workflows/constants';
 import type { AuthState } from '../middlewares/auth';
 import { READ_POLICY } from '../read-path';
 import { operation } from '../schemas/operations';
-import type { SentimentRequest, SentimentResponse } from '../schemas/sentiment';
+import type { SentimentRequest, SentimentResponse } from '../../domain/contracts/sentiment';
 import { modelPolicy } from './assistant';
 import { guard } from './guard';
 import { serverTiming } from './server-timing';

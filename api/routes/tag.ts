@@ -1,18 +1,18 @@
 /**
  * POST /v1/tag. It runs on the read path (read-path.ts), like sentiment: the tenant's tag model
- * (held in memory, activities/tags/tag.ts), the message's embedding, and the model call when a
+ * (held in memory, domain/tags/tag.ts), the message's embedding, and the model call when a
  * chat model is configured run in this process, with the path's timeouts and retries, in the
  * searches' fair admission queue. The message is tagged as sent; `conversationId` is accepted and
  * not used.
  */
-import { messageLanguage } from '../../activities/sentiment/analyze';
-import { tagConversation } from '../../activities/tags/tag';
-import type { SearchPhase } from '../../activities/weaviate/retrieve';
+import { messageLanguage } from '../../domain/sentiment/analyze';
+import { tagConversation } from '../../domain/tags/tag';
+import type { SearchPhase } from '../../domain/weaviate/retrieve';
 import { OPERATIONS } from '../../workflows/constants';
 import type { AuthState } from '../middlewares/auth';
 import { READ_POLICY } from '../read-path';
 import { operation } from '../schemas/operations';
-import type { TagRequest, TagResponse } from '../schemas/tag';
+import type { TagRequest, TagResponse } from '../../domain/contracts/tag';
 import { modelPolicy } from './assistant';
 import { guard } from './guard';
 import { serverTiming } from './server-timing';

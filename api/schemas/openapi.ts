@@ -5,7 +5,7 @@
  */
 import type { AnySchemaObject } from 'ajv';
 import type { ErrorStatus } from '../errors';
-import { ErrorBodySchema, LIMITS } from './common';
+import { ErrorBodySchema, LIMITS } from '../../domain/contracts/common';
 import { namedSchemas, operations, type HeaderSpec, type Operation } from './operations';
 
 export const API_VERSION = '1.2.0';

@@ -6,20 +6,20 @@
 import type { AnySchemaObject } from 'ajv';
 import type { ErrorStatus } from '../errors';
 import type { Scope } from '../scopes';
-import type { NamedSchema } from './ajv';
-import * as article from './article';
-import * as ask from './ask';
-import * as caseSchemas from './case';
-import * as caseComment from './case-comment';
-import * as common from './common';
-import * as evaluation from './evaluation';
-import * as feedback from './feedback';
-import * as incident from './incident';
-import * as search from './search';
-import * as sentiment from './sentiment';
-import * as summary from './summary';
-import * as tag from './tag';
-import * as upload from './upload';
+import type { NamedSchema } from '../../domain/contracts/ajv';
+import * as article from '../../domain/contracts/article';
+import * as ask from '../../domain/contracts/ask';
+import * as caseSchemas from '../../domain/contracts/case';
+import * as caseComment from '../../domain/contracts/case-comment';
+import * as common from '../../domain/contracts/common';
+import * as evaluation from '../../domain/contracts/evaluation';
+import * as feedback from '../../domain/contracts/feedback';
+import * as incident from '../../domain/contracts/incident';
+import * as search from '../../domain/contracts/search';
+import * as sentiment from '../../domain/contracts/sentiment';
+import * as summary from '../../domain/contracts/summary';
+import * as tag from '../../domain/contracts/tag';
+import * as upload from '../../domain/contracts/upload';
 
 const isNamedSchema = (value: unknown): value is NamedSchema =>
   typeof value === 'object' && value !== null && typeof (value as { $id?: unknown }).$id === 'string';

@@ -195,7 +195,7 @@ export function loadIncidents(root: string): StatusIncident[] {
 const lower = (s?: string | null) => (s ? s.toLowerCase() : undefined);
 const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as T;
 
-/** A scraped status-page incident as an incident upload record (api/schemas/incident.ts). */
+/** A scraped status-page incident as an incident upload record (domain/contracts/incident.ts). */
 export function incidentRecord(i: StatusIncident) {
   const last = i.updates[i.updates.length - 1];
   return {

@@ -4,7 +4,7 @@
  * article titled with its question, its answers as the body's paragraphs. The queries are the
  * StackFAQ paraphrases, shuffled with a fixed seed so every run sends the same sequence.
  */
-import { seeded, shuffleInPlace } from '../../activities/tags/softmax';
+import { seeded, shuffleInPlace } from '../../domain/tags/softmax';
 import type { StackFaqQuery, StackFaqThread } from './datasets';
 
 /** A thread as a knowledge article: the question as the title, one markdown paragraph per answer. */

@@ -2,12 +2,12 @@
  * The whole dependency stack (Temporal dev server, Weaviate, embedding servers) started together,
  * each kept running by one supervisor (scripts/stack/supervisor.ts), which `npm start` also gives
  * the worker and the API. Returns the environment the worker and the API read
- * (activities/config.ts), the supervisor, and a stop function.
+ * (domain/config.ts), the supervisor, and a stop function.
  *
  * Two embedding servers of the same model: one for passages and long queries, one for short
- * queries only (the two lanes of activities/models/embeddings.ts), so that a search never queues
+ * queries only (the two lanes of domain/models/embeddings.ts), so that a search never queues
  * behind an upload's passages: the servers share the CPU instead. A third server, an English
- * sentence encoder, gives the tag model a second reading of each text (activities/tags/model.ts).
+ * sentence encoder, gives the tag model a second reading of each text (domain/tags/model.ts).
  */
 import os from 'node:os';
 import path from 'node:path';

@@ -6,10 +6,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadServicesConfig } from '../../activities/config';
-import { ApiKeyStore } from '../../activities/weaviate/api-keys';
-import { closeWeaviate, connectWeaviate } from '../../activities/weaviate/client';
-import { ensureCollections } from '../../activities/weaviate/collections';
+import { loadServicesConfig } from '../../domain/config';
+import { ApiKeyStore } from '../../domain/weaviate/api-keys';
+import { closeWeaviate, connectWeaviate } from '../../domain/weaviate/client';
+import { ensureCollections } from '../../domain/weaviate/collections';
 import { SCOPES } from '../../api/scopes';
 import { nodeSpec, workerPolling } from './processes';
 import { assertPortFree, httpOk } from './services';

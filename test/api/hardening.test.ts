@@ -6,10 +6,10 @@ import { strict as assert } from 'node:assert';
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { before, describe, it } from 'mocha';
-import { loadServicesConfig } from '../../activities/config';
-import { connectWeaviate } from '../../activities/weaviate/client';
-import { COLLECTIONS } from '../../activities/weaviate/collections';
-import { objectId } from '../../activities/weaviate/ingest';
+import { loadServicesConfig } from '../../domain/config';
+import { connectWeaviate } from '../../domain/weaviate/client';
+import { COLLECTIONS } from '../../domain/weaviate/collections';
+import { objectId } from '../../domain/weaviate/ingest';
 import { api, createKey, getHarness } from '../helpers/harness';
 import { article, incident, supportCase } from '../helpers/factories';
 

@@ -6,10 +6,10 @@
 import { strict as assert } from 'node:assert';
 import net from 'node:net';
 import { after, before, describe, it } from 'mocha';
-import { loadServicesConfig } from '../../activities/config';
-import { createEmbedder } from '../../activities/models/embeddings';
-import { connectWeaviate } from '../../activities/weaviate/client';
-import { searchCases } from '../../activities/weaviate/retrieve';
+import { loadServicesConfig } from '../../domain/config';
+import { createEmbedder } from '../../domain/models/embeddings';
+import { connectWeaviate } from '../../domain/weaviate/client';
+import { searchCases } from '../../domain/weaviate/retrieve';
 import { ApiError } from '../../api/errors';
 import { ReadRunner, type ReadPolicy } from '../../api/read-path';
 import { supportCase } from '../helpers/factories';

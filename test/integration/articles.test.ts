@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { before, describe, it } from 'mocha';
-import { loadServicesConfig } from '../../activities/config';
-import { connectWeaviate } from '../../activities/weaviate/client';
-import { COLLECTIONS } from '../../activities/weaviate/collections';
+import { loadServicesConfig } from '../../domain/config';
+import { connectWeaviate } from '../../domain/weaviate/client';
+import { COLLECTIONS } from '../../domain/weaviate/collections';
 import { api, createKey } from '../helpers/harness';
 import { article } from '../helpers/factories';
 

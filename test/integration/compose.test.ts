@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'mocha';
 import { parse } from 'yaml';
-import { loadServicesConfig } from '../../activities/config';
+import { loadServicesConfig } from '../../domain/config';
 import { VERSIONS } from '../../scripts/stack/provision';
 import { SEARCH_ATTRIBUTES, weaviateEnv } from '../../scripts/stack/services';
 import { QUERY_SERVER_THREADS } from '../../scripts/stack/stack';
@@ -46,7 +46,7 @@ const flagValues = (command: string[], flag: string): string[] =>
   command.flatMap((arg, i) => (arg === flag ? [command[i + 1]] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : []));
 const imageTag = (name: string) => service(name).image.split(':').pop();
 
-/** What the services need to reach one another (activities/config.ts, loadServicesConfig). */
+/** What the services need to reach one another (domain/config.ts, loadServicesConfig). */
 const SERVICE_VARIABLES = ['TEMPORAL_ADDRESS', 'WEAVIATE_HOST', 'WEAVIATE_HTTP_PORT', 'WEAVIATE_GRPC_PORT', 'WEAVIATE_API_KEY', 'EMBEDDINGS_URL', 'EMBEDDINGS_QUERY_URL', 'TAG_EMBEDDINGS_URL'];
 /** The key compose takes from the shell or .env; it refuses to start without it. */
 const KEY_REFERENCE = /^\$\{WEAVIATE_API_KEY:\?[^}]+\}$/;
@@ -124,9 +124,9 @@ describe('docker-compose.yml', () => {
   for (const name of ['worker', 'api']) {
     it(`points the ${name} at the compose services`, () => {
       const env = envOf(name);
-      const configSource = read('activities/config.ts');
+      const configSource = read('domain/config.ts');
       for (const variable of SERVICE_VARIABLES) {
-        assert.ok(configSource.includes(`env.${variable}`) || configSource.includes(`'${variable}'`), `activities/config.ts no longer reads ${variable}`);
+        assert.ok(configSource.includes(`env.${variable}`) || configSource.includes(`'${variable}'`), `domain/config.ts no longer reads ${variable}`);
         assert.ok(typeof env[variable] === 'string' && env[variable] !== '', `${name} lacks ${variable}`);
       }
       assert.match(env.WEAVIATE_API_KEY ?? '', KEY_REFERENCE, `${name} uses the key Weaviate accepts`);

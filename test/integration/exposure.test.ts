@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import http2 from 'node:http2';
 import path from 'node:path';
 import { after, before, describe, it } from 'mocha';
-import { COLLECTIONS } from '../../activities/weaviate/collections';
+import { COLLECTIONS } from '../../domain/weaviate/collections';
 import { WEAVIATE_USER } from '../../scripts/stack/services';
 import { RunningStack, StackPorts, freePorts, startStack } from '../../scripts/stack/stack';
 import { weaviateKeyPath } from '../../scripts/stack/weaviate-key';

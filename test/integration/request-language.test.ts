@@ -1,11 +1,11 @@
 /**
- * The request language of a short text (activities/text/language.ts): a few words that show no
+ * The request language of a short text (domain/text/language.ts): a few words that show no
  * language get the default (for ask, the language of the tenant's sources, else English), never
  * the language tinyld guesses from them. Against the real stack: ask retrieves from Weaviate.
  */
 import { strict as assert } from 'node:assert';
 import { before, describe, it } from 'mocha';
-import { phrases } from '../../activities/ask/i18n';
+import { phrases } from '../../domain/ask/i18n';
 import { article } from '../helpers/factories';
 import { api, createKey } from '../helpers/harness';
 

@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
-import { loadServicesConfig } from '../../activities/config';
-import { createEmbedder, createEnglishEncoder } from '../../activities/models/embeddings';
-import { labelFor } from '../../activities/sentiment/levels';
-import { localModel, scoreLocal } from '../../activities/sentiment/local-engine';
-import { SENTIMENT_LABELS } from '../../api/schemas/sentiment';
+import { loadServicesConfig } from '../../domain/config';
+import { createEmbedder, createEnglishEncoder } from '../../domain/models/embeddings';
+import { labelFor } from '../../domain/sentiment/levels';
+import { localModel, scoreLocal } from '../../domain/sentiment/local-engine';
+import { SENTIMENT_LABELS } from '../../domain/contracts/sentiment';
 import type { ChatServer } from '../helpers/chat-server';
 import { api, createKey } from '../helpers/harness';
 import { startModelApp, type ModelApp } from '../helpers/model-app';

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
-import { loadServicesConfig } from '../../activities/config';
-import { connectWeaviate } from '../../activities/weaviate/client';
-import { loadTagModel, tagModelVersion } from '../../activities/weaviate/tag-models';
-import { TAG_SOURCES } from '../../api/schemas/tag';
+import { loadServicesConfig } from '../../domain/config';
+import { connectWeaviate } from '../../domain/weaviate/client';
+import { loadTagModel, tagModelVersion } from '../../domain/weaviate/tag-models';
+import { TAG_SOURCES } from '../../domain/contracts/tag';
 import { waitForTagTraining } from '../../api/tag-trainer';
 import type { ChatServer } from '../helpers/chat-server';
 import { supportCase } from '../helpers/factories';

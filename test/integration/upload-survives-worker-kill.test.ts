@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
 import { Filters } from 'weaviate-client';
-import { loadServicesConfig } from '../../activities/config';
-import { connectWeaviate } from '../../activities/weaviate/client';
-import { COLLECTIONS } from '../../activities/weaviate/collections';
+import { loadServicesConfig } from '../../domain/config';
+import { connectWeaviate } from '../../domain/weaviate/client';
+import { COLLECTIONS } from '../../domain/weaviate/collections';
 import { article } from '../helpers/factories';
 import { createKey } from '../helpers/harness';
 import { KillableWorker, killableWorker } from '../helpers/worker-process';

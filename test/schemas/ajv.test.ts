@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
-import { compileBody, compileParams, firstErrorMessage, formatAjvError } from '../../api/schemas/ajv';
+import { compileBody, compileParams, firstErrorMessage, formatAjvError } from '../../domain/contracts/ajv';
 
 describe('formatAjvError', () => {
   const body = compileBody({

@@ -1,20 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
 import type { AnySchemaObject } from 'ajv';
-import { compileBody, compileParams, firstErrorMessage } from '../../api/schemas/ajv';
-import { ArticleSchema } from '../../api/schemas/article';
-import { AskRequestSchema, AskResponseSchema } from '../../api/schemas/ask';
-import { CaseSchema } from '../../api/schemas/case';
-import { ErrorBodySchema } from '../../api/schemas/common';
-import { EvaluateRequestSchema, EvaluateResponseSchema } from '../../api/schemas/evaluation';
-import { FeedbackRequestSchema } from '../../api/schemas/feedback';
-import { IncidentUploadSchema } from '../../api/schemas/incident';
+import { compileBody, compileParams, firstErrorMessage } from '../../domain/contracts/ajv';
+import { ArticleSchema } from '../../domain/contracts/article';
+import { AskRequestSchema, AskResponseSchema } from '../../domain/contracts/ask';
+import { CaseSchema } from '../../domain/contracts/case';
+import { ErrorBodySchema } from '../../domain/contracts/common';
+import { EvaluateRequestSchema, EvaluateResponseSchema } from '../../domain/contracts/evaluation';
+import { FeedbackRequestSchema } from '../../domain/contracts/feedback';
+import { IncidentUploadSchema } from '../../domain/contracts/incident';
 import { namedSchemas } from '../../api/schemas/operations';
-import { SearchArticlesQuerySchema, SearchCasesRequestSchema } from '../../api/schemas/search';
-import { SentimentRequestSchema, SentimentResponseSchema } from '../../api/schemas/sentiment';
-import { SummaryRequestSchema } from '../../api/schemas/summary';
-import { TagRequestSchema, TagResponseSchema } from '../../api/schemas/tag';
-import { UploadResultSchema } from '../../api/schemas/upload';
+import { SearchArticlesQuerySchema, SearchCasesRequestSchema } from '../../domain/contracts/search';
+import { SentimentRequestSchema, SentimentResponseSchema } from '../../domain/contracts/sentiment';
+import { SummaryRequestSchema } from '../../domain/contracts/summary';
+import { TagRequestSchema, TagResponseSchema } from '../../domain/contracts/tag';
+import { UploadResultSchema } from '../../domain/contracts/upload';
 
 /** Validates `data` (mutating it, as routes do) and returns null or the 400 message. */
 function check(schema: AnySchemaObject, data: unknown): string | null {

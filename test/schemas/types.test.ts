@@ -4,14 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
-import type { ArticlesUploadRequest } from '../../api/schemas/article';
-import type { AskResponse } from '../../api/schemas/ask';
-import type { Case } from '../../api/schemas/case';
-import type { EvaluateRequest } from '../../api/schemas/evaluation';
-import type { IncidentUpload } from '../../api/schemas/incident';
-import type { SearchArticlesQuery } from '../../api/schemas/search';
-import type { SentimentResponse } from '../../api/schemas/sentiment';
-import type { UploadResult } from '../../api/schemas/upload';
+import type { ArticlesUploadRequest } from '../../domain/contracts/article';
+import type { AskResponse } from '../../domain/contracts/ask';
+import type { Case } from '../../domain/contracts/case';
+import type { EvaluateRequest } from '../../domain/contracts/evaluation';
+import type { IncidentUpload } from '../../domain/contracts/incident';
+import type { SearchArticlesQuery } from '../../domain/contracts/search';
+import type { SentimentResponse } from '../../domain/contracts/sentiment';
+import type { UploadResult } from '../../domain/contracts/upload';
 
 describe('inferred schema types', () => {
   it('follow required lists, enums, refs and defaults', () => {

@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { chooseSources, type ComposedAnswer } from '../../activities/ask/compose';
-import { readsAsFollowUp } from '../../activities/ask/follow-up';
-import { phrases } from '../../activities/ask/i18n';
-import { bestSentences, composeLocal, formatTime } from '../../activities/ask/local-engine';
-import { answerMessages, parseModelAnswer, renumber } from '../../activities/ask/model-engine';
-import { sentences } from '../../activities/ask/sentences';
-import type { Source } from '../../activities/weaviate/ask-retrieve';
+import { chooseSources, type ComposedAnswer } from '../../domain/ask/compose';
+import { readsAsFollowUp } from '../../domain/ask/follow-up';
+import { phrases } from '../../domain/ask/i18n';
+import { bestSentences, composeLocal, formatTime } from '../../domain/ask/local-engine';
+import { answerMessages, parseModelAnswer, renumber } from '../../domain/ask/model-engine';
+import { sentences } from '../../domain/ask/sentences';
+import type { Source } from '../../domain/weaviate/ask-retrieve';
 import { escapeMarkdown, presentAnswer } from '../../api/presenters/ask';
 import { feedbackRating } from '../../api/routes/assistant';
 

@@ -1,8 +1,8 @@
 /** The latency benchmark's pure helpers: Server-Timing parsing, workflow history phases, pooling. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
-import { articlesUpload } from '../../api/schemas/article';
-import { checkUploadItems } from '../../api/schemas/upload';
+import { articlesUpload } from '../../domain/contracts/article';
+import { checkUploadItems } from '../../domain/contracts/upload';
 import { shuffledQueries, stackFaqArticle } from '../../bench/lib/latency-corpus';
 import { pooledStats, ratio } from '../../bench/lib/latency-run';
 import { averageServerTiming, parseServerTiming } from '../../bench/lib/server-timing';

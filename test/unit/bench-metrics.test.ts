@@ -11,11 +11,11 @@ import {
   singleGoldMetrics,
 } from '../../bench/lib/metrics';
 import { buildArticles, incidentRecord, parseRelevancy, stackFaqCase } from '../../bench/lib/datasets';
-import { casesUpload } from '../../api/schemas/case';
-import { articlesUpload } from '../../api/schemas/article';
-import { checkUploadItems } from '../../api/schemas/upload';
-import { compileBody, firstErrorMessage } from '../../api/schemas/ajv';
-import { IncidentUploadSchema } from '../../api/schemas/incident';
+import { casesUpload } from '../../domain/contracts/case';
+import { articlesUpload } from '../../domain/contracts/article';
+import { checkUploadItems } from '../../domain/contracts/upload';
+import { compileBody, firstErrorMessage } from '../../domain/contracts/ajv';
+import { IncidentUploadSchema } from '../../domain/contracts/incident';
 
 const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} != ${expected}`);
 

@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { BUILTIN_JUDGE, gradeWithBuiltinJudge, type JudgeRule, NEEDS_MODEL } from '../../activities/evaluation/builtin-judge';
-import { countSentences, countWords } from '../../activities/evaluation/text-measures';
-import { findCardNumbers, findPhones, luhn } from '../../activities/evaluation/sensitive-data';
+import { BUILTIN_JUDGE, gradeWithBuiltinJudge, type JudgeRule, NEEDS_MODEL } from '../../domain/evaluation/builtin-judge';
+import { countSentences, countWords } from '../../domain/evaluation/text-measures';
+import { findCardNumbers, findPhones, luhn } from '../../domain/evaluation/sensitive-data';
 
 const ASK = [{ role: 'user', content: 'Please help me with my order.' }];
 

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
 import { after, describe, it } from 'mocha';
-import { createCpuPool } from '../../activities/cpu/pool';
-import { fitTagModel, readTagTrainingInputs, tagTrainingBuffers, type TagExample } from '../../activities/tags/model';
-import { seeded } from '../../activities/tags/softmax';
+import { createCpuPool } from '../../domain/cpu/pool';
+import { fitTagModel, readTagTrainingInputs, tagTrainingBuffers, type TagExample } from '../../domain/tags/model';
+import { seeded } from '../../domain/tags/softmax';
 
 const rules = [{ id: 'no-email', description: 'Do not include email addresses.' }];
 const input = (output: string) => ({ messages: [{ role: 'user', content: 'Where is my order?' }], output, rules });
@@ -35,7 +35,7 @@ async function loopTurnsDuring<T>(work: Promise<T>): Promise<{ turns: number; re
   return { turns, result };
 }
 
-describe('the worker CPU pool (activities/cpu/pool.ts)', () => {
+describe('the worker CPU pool (domain/cpu/pool.ts)', () => {
   const pool = createCpuPool({ threads: 1, budgetMs: 60_000 });
   const tight = createCpuPool({ threads: 1, budgetMs: 1 });
   after(async () => {

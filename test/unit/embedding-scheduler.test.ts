@@ -1,12 +1,12 @@
 /**
- * The embedding scheduler's order (activities/models/embedding-scheduler.ts): queries before
+ * The embedding scheduler's order (domain/models/embedding-scheduler.ts): queries before
  * passages, tenants in turn, each tenant's calls in order, passages not starved, aborted calls
  * leaving the queue. Calls are promises the test settles by hand, so no timing is involved.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { CallKind, EmbeddingScheduler } from '../../activities/models/embedding-scheduler';
-import { passageBatches } from '../../activities/models/embeddings';
+import { CallKind, EmbeddingScheduler } from '../../domain/models/embedding-scheduler';
+import { passageBatches } from '../../domain/models/embeddings';
 
 /** A scheduler whose calls record their start and wait until the test finishes them. */
 function harness(o: { maxInFlight?: number; passageEvery?: number } = {}) {

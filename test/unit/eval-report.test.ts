@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { buildReport, renderHtml, renderMarkdown, wilson } from '../../activities/evaluation/report';
-import type { EvalResult } from '../../activities/weaviate/eval-results';
+import { buildReport, renderHtml, renderMarkdown, wilson } from '../../domain/evaluation/report';
+import type { EvalResult } from '../../domain/weaviate/eval-results';
 
 const result = (o: Partial<EvalResult> & { outcome?: 'pass' | 'fail' | 'not_applicable' }): EvalResult => ({
   recordId: 'r',
@@ -62,14 +62,14 @@ describe('evaluation report', () => {
 
 describe('batch import planning', () => {
   it('cuts a file into chunks of lines by byte range, a last line without a newline included', async () => {
-    const { planEvalImport } = await import('../../activities/evaluation/batch');
+    const { planEvalImport } = await import('../../domain/evaluation/batch');
     const fs = await import('node:fs');
     const os = await import('node:os');
     const path = await import('node:path');
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'plan-')), 'calls.jsonl');
     const lines = ['a', 'bb', 'ccc', 'dddd', 'é'];
     fs.writeFileSync(file, lines.join('\n'));
-    const plan = await planEvalImport(undefined, { path: file, chunkLines: 2 });
+    const plan = await planEvalImport({}, { path: file, chunkLines: 2 });
     assert.equal(plan.lines, 5);
     assert.deepEqual(
       plan.chunks.map((c) => [c.firstLine, c.lines]),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
-import { exceedsDepth, firstIllFormedText } from '../../api/schemas/json-walk';
+import { exceedsDepth, firstIllFormedText } from '../../domain/contracts/json-walk';
 
 describe('JSON walks', () => {
   it('finds the first lone surrogate, in values and keys, by JSON pointer', () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'mocha';
-import { readJsonlLines, type JsonlLine } from '../../activities/evaluation/jsonl-lines';
+import { readJsonlLines, type JsonlLine } from '../../domain/evaluation/jsonl-lines';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jsonl-lines-'));
 let n = 0;

@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { sourcesLanguage } from '../../activities/ask/answer';
-import { messageLanguage } from '../../activities/sentiment/analyze';
-import { decideLanguage, languageEvidence, requestLanguage, statedLanguage, textLanguage } from '../../activities/text/language';
-import { detectLanguages } from '../../activities/evaluation/language';
-import type { Source } from '../../activities/weaviate/ask-retrieve';
+import { sourcesLanguage } from '../../domain/ask/answer';
+import { messageLanguage } from '../../domain/sentiment/analyze';
+import { decideLanguage, languageEvidence, requestLanguage, statedLanguage, textLanguage } from '../../domain/text/language';
+import { detectLanguages } from '../../domain/evaluation/language';
+import type { Source } from '../../domain/weaviate/ask-retrieve';
 
-describe('request language (activities/text/language.ts)', () => {
+describe('request language (domain/text/language.ts)', () => {
   it('tells nothing from a few words that show no language (tinyld alone calls them Italian)', () => {
     const text = 'flux capacitor broken quantum widget';
     assert.equal(languageEvidence(text)?.lang, 'it', 'tinyld on its own');

@@ -7,26 +7,26 @@
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { contentTokens, sentences } from '../../activities/ask/sentences';
-import { citedIn } from '../../activities/ask/model-engine';
-import { gradeWithBuiltinJudge, type JudgeRule } from '../../activities/evaluation/builtin-judge';
-import { runCheck } from '../../activities/evaluation/checks';
-import { redact } from '../../activities/evaluation/redact';
-import { findCardNumbers, findEmails, findLinks, findPhones, findSecrets, mask } from '../../activities/evaluation/sensitive-data';
-import { occurIn } from '../../activities/evaluation/substrings';
-import * as measure from '../../activities/evaluation/text-measures';
-import { replyObject } from '../../activities/models/chat';
-import { lexicalCue } from '../../activities/sentiment/lexicon';
-import { cleanMessage, segments } from '../../activities/sentiment/local-engine';
-import { parseConversation } from '../../activities/summary/conversation';
-import { reportedSpeech, trimFillers } from '../../activities/summary/english';
-import { summarizeLocal } from '../../activities/summary/local-engine';
-import { keywordTags } from '../../activities/tags/keywords';
-import { terms } from '../../activities/tags/words';
-import { articleSections, DEFAULT_PASSAGE_OPTIONS, toPassages } from '../../activities/text/article-text';
+import { contentTokens, sentences } from '../../domain/ask/sentences';
+import { citedIn } from '../../domain/ask/model-engine';
+import { gradeWithBuiltinJudge, type JudgeRule } from '../../domain/evaluation/builtin-judge';
+import { runCheck } from '../../domain/evaluation/checks';
+import { redact } from '../../domain/evaluation/redact';
+import { findCardNumbers, findEmails, findLinks, findPhones, findSecrets, mask } from '../../domain/evaluation/sensitive-data';
+import { occurIn } from '../../domain/evaluation/substrings';
+import * as measure from '../../domain/evaluation/text-measures';
+import { replyObject } from '../../domain/models/chat';
+import { lexicalCue } from '../../domain/sentiment/lexicon';
+import { cleanMessage, segments } from '../../domain/sentiment/local-engine';
+import { parseConversation } from '../../domain/summary/conversation';
+import { reportedSpeech, trimFillers } from '../../domain/summary/english';
+import { summarizeLocal } from '../../domain/summary/local-engine';
+import { keywordTags } from '../../domain/tags/keywords';
+import { terms } from '../../domain/tags/words';
+import { articleSections, DEFAULT_PASSAGE_OPTIONS, toPassages } from '../../domain/text/article-text';
 import { escapeMarkdown, presentAnswer } from '../../api/presenters/ask';
-import { LIMITS } from '../../api/schemas/common';
-import { MAX_RULES } from '../../api/schemas/evaluation';
+import { LIMITS } from '../../domain/contracts/common';
+import { MAX_RULES } from '../../domain/contracts/evaluation';
 
 const MB = 1_000_000;
 /** `unit` repeated to about a megabyte (whole repeats only). */

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { articleSections, detectLanguage, snippet, toPassages } from '../../activities/text/article-text';
-import { caseText } from '../../activities/text/records';
+import { articleSections, detectLanguage, snippet, toPassages } from '../../domain/text/article-text';
+import { caseText } from '../../domain/text/records';
 import { caseSearchWindow, productList } from '../../api/routes/search';
 import { lastById, toBatches } from '../../api/uploads';
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'mocha';
-import { redact, type RedactionType } from '../../activities/evaluation/redact';
+import { redact, type RedactionType } from '../../domain/evaluation/redact';
 
 const corpus = JSON.parse(readFileSync(path.join(__dirname, '..', 'fixtures', 'redaction-corpus.json'), 'utf8')) as {
   positive: { text: string; expect: string; types: RedactionType[] }[];

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { parseRule } from '../../activities/evaluation/rule-parser';
+import { parseRule } from '../../domain/evaluation/rule-parser';
 
 /** English variants of each family and the check they must read as. */
 const VARIANTS: [string, object][] = [

@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, it } from 'mocha';
-import { predict, train } from '../../activities/sentiment/classifier';
-import { EXAMPLES } from '../../activities/sentiment/examples';
-import { lexicalCue, words } from '../../activities/sentiment/lexicon';
-import { clampScore, labelFor, polarityOf, scoreFromRaw } from '../../activities/sentiment/levels';
-import { cleanMessage, localModel, mixOf, rawValue, scoreReadings, segments } from '../../activities/sentiment/local-engine';
-import { messageData, MESSAGE_CHARS, parseModelSentiment, sentimentMessages } from '../../activities/sentiment/model-engine';
+import { predict, train } from '../../domain/sentiment/classifier';
+import { EXAMPLES } from '../../domain/sentiment/examples';
+import { lexicalCue, words } from '../../domain/sentiment/lexicon';
+import { clampScore, labelFor, polarityOf, scoreFromRaw } from '../../domain/sentiment/levels';
+import { cleanMessage, localModel, mixOf, rawValue, scoreReadings, segments } from '../../domain/sentiment/local-engine';
+import { messageData, MESSAGE_CHARS, parseModelSentiment, sentimentMessages } from '../../domain/sentiment/model-engine';
 import { parseCsv } from '../../bench/lib/datasets';
 import { classMetrics, classOf, tuneCuts, type ClassIndex } from '../../bench/lib/sentiment';
 

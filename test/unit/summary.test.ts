@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, it } from 'mocha';
-import { parseConversation } from '../../activities/summary/conversation';
-import { reportedSpeech, thirdPersonVerb, trimFillers } from '../../activities/summary/english';
-import { SUMMARY_EXTRACT, scoreUnits, summarizeLocal, textRank, units, withOutcome } from '../../activities/summary/local-engine';
-import { conversationData, parseModelSummary, summaryMessages } from '../../activities/summary/model-engine';
-import { hasText } from '../../activities/summary/summarize';
-import { MODEL_OUTPUT_INVALID } from '../../activities/models/chat';
+import { parseConversation } from '../../domain/summary/conversation';
+import { reportedSpeech, thirdPersonVerb, trimFillers } from '../../domain/summary/english';
+import { SUMMARY_EXTRACT, scoreUnits, summarizeLocal, textRank, units, withOutcome } from '../../domain/summary/local-engine';
+import { conversationData, parseModelSummary, summaryMessages } from '../../domain/summary/model-engine';
+import { hasText } from '../../domain/summary/summarize';
+import { MODEL_OUTPUT_INVALID } from '../../domain/models/chat';
 import { presentSummary, summaryPlaintext } from '../../api/presenters/summary';
 import { meanScores, rougeScores, rougeTokens } from '../../bench/lib/rouge';
 

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { keywordTags, KEYWORD_MAX_SCORE } from '../../activities/tags/keywords';
-import { MIN_TAG_CASES, tagNameText, tagPredictor, trainTagModel, type TagExample } from '../../activities/tags/model';
-import { parseModelTags } from '../../activities/tags/model-engine';
-import { logits, seeded, softmax, trainSoftmax } from '../../activities/tags/softmax';
-import { buildVocabulary, termIndex, terms, wordFeatures } from '../../activities/tags/words';
-import { parseTagModel, serializeTagModel } from '../../activities/weaviate/tag-models';
+import { keywordTags, KEYWORD_MAX_SCORE } from '../../domain/tags/keywords';
+import { MIN_TAG_CASES, tagNameText, tagPredictor, trainTagModel, type TagExample } from '../../domain/tags/model';
+import { parseModelTags } from '../../domain/tags/model-engine';
+import { logits, seeded, softmax, trainSoftmax } from '../../domain/tags/softmax';
+import { buildVocabulary, termIndex, terms, wordFeatures } from '../../domain/tags/words';
+import { parseTagModel, serializeTagModel } from '../../domain/weaviate/tag-models';
 
 /** Synthetic "embeddings": one direction per tag plus seeded noise, unit length. */
 function examples(tags: Record<string, number>, o: { dim?: number; seed?: number; words?: Record<string, string> } = {}): TagExample[] {

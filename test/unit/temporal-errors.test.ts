@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { ServiceError, WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, NamespaceNotFoundError, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { describe, it } from 'mocha';
-import { toFailure } from '../../activities/failures';
+import { toFailure } from '../../domain/failures';
 import { temporalErrorToApiError } from '../../api/temporal-errors';
 
 const activityFailed = (cause: Error) =>

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'mocha';
-import { terminalJson, terminalText } from '../../activities/text/terminal-text';
+import { terminalJson, terminalText } from '../../domain/text/terminal-text';
 
 /** Any C0 control, DEL or C1 control: what must never reach a terminal from stored text. */
 const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

@@ -1,10 +1,10 @@
 /**
- * Cutting query texts to the embedding model's window (activities/models/token-window.ts): the
+ * Cutting query texts to the embedding model's window (domain/models/token-window.ts): the
  * bound of one token per normalised code point, plus the word marker, "query: " and <s></s>.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { codePointTokenBound, tokenBound, truncateToWindow } from '../../activities/models/token-window';
+import { codePointTokenBound, tokenBound, truncateToWindow } from '../../domain/models/token-window';
 
 const window = { maxTokens: 512, prefix: 'query: ' };
 /** What the window leaves for the text: 512 - <s></s> - (marker + "query: "). */

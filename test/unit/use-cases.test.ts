@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'mocha';
-import { DEFAULT_USE_CASES_DIR, parseUseCase, UseCaseError, UseCaseStore } from '../../activities/evaluation/use-cases';
+import { DEFAULT_USE_CASES_DIR, parseUseCase, UseCaseError, UseCaseStore } from '../../domain/evaluation/use-cases';
 
 const rule = (id: string, extra = '') => `  - id: ${id}\n    description: The answer must not contain any commas.\n${extra}`;
 

@@ -4,9 +4,9 @@
  */
 import { heartbeat } from '@temporalio/activity';
 import { Collection, Filters, WeaviateClient, generateUuid5 } from 'weaviate-client';
-import type { Article } from '../../api/schemas/article';
-import type { Case } from '../../api/schemas/case';
-import type { IncidentUpload } from '../../api/schemas/incident';
+import type { Article } from '../contracts/article';
+import type { Case } from '../contracts/case';
+import type { IncidentUpload } from '../contracts/incident';
 import type { Embedder } from '../models/embeddings';
 import { articleSections, detectLanguage, toPassages } from '../text/article-text';
 import { caseText, incidentText } from '../text/records';

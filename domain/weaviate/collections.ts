@@ -57,7 +57,7 @@ const SPECS: CollectionSpec[] = [
   },
   {
     // One object per article whose vector is its title's alone: ask ranks articles by how close
-    // the question is to the title as well as to the best passage (activities/ask/compose.ts).
+    // the question is to the title as well as to the best passage (domain/ask/compose.ts).
     name: COLLECTIONS.articleTitle,
     multiTenant: true,
     properties: [keyword('articleId'), keyword('productId')],
@@ -138,14 +138,14 @@ const SPECS: CollectionSpec[] = [
     properties: [keyword('answerId'), stored('details'), int('rating'), int('createdAt')],
   },
   {
-    // Each tenant's tag model (activities/weaviate/tag-models.ts): a head object naming the
+    // Each tenant's tag model (domain/weaviate/tag-models.ts): a head object naming the
     // current version, and that version's weights in chunks.
     name: COLLECTIONS.tagModel,
     multiTenant: true,
     properties: [keyword('kind'), int('version'), int('chunkIndex'), int('chunkCount'), stored('data')],
   },
   {
-    // Graded logged calls of batch evaluation (activities/weaviate/eval-results.ts), redacted.
+    // Graded logged calls of batch evaluation (domain/weaviate/eval-results.ts), redacted.
     name: COLLECTIONS.evalResult,
     multiTenant: true,
     properties: [
@@ -167,7 +167,7 @@ const SPECS: CollectionSpec[] = [
     ],
   },
   {
-    // Rate-limit counts shared by the API instances (activities/weaviate/rate-counts.ts).
+    // Rate-limit counts shared by the API instances (domain/weaviate/rate-counts.ts).
     name: COLLECTIONS.rateCount,
     multiTenant: false,
     properties: [keyword('subject'), int('window'), keyword('instance'), int('count')],

@@ -2,7 +2,7 @@
  * Results of batch evaluation in Weaviate (collection EvalResult, one shard per tenant). A result
  * is stored once per tenant and record id: its object id comes from both, and it is inserted, never
  * replaced, so a second grading of the same record is refused by the store and counted. Only
- * redacted text is stored (activities/evaluation/redact.ts).
+ * redacted text is stored (domain/evaluation/redact.ts).
  */
 import { Filters, type WeaviateClient } from 'weaviate-client';
 import type { Grading } from '../evaluation/results';

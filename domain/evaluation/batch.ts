@@ -2,7 +2,7 @@
  * Batch evaluation activities (workflows/eval-batch.ts). The import file is passed by reference:
  * its path, readable by the worker, never its content, so no payload or history holds records.
  * - `planEvalImport` reads the file once and cuts it into chunks of lines, by byte range.
- * - `gradeImportChunk` reads one chunk (activities/evaluation/jsonl-lines.ts: a line too long to
+ * - `gradeImportChunk` reads one chunk (domain/evaluation/jsonl-lines.ts: a line too long to
  *   grade is counted as it streams past, never held), validates each line (a bad line is counted
  *   with its line number and skipped), skips records the tenant already has a result for, grades
  *   the others with the judge (model or built-in), redacts everything it stores, and stores the
@@ -12,11 +12,11 @@
  */
 import fs from 'node:fs';
 import type { WeaviateClient } from 'weaviate-client';
-import { LINE_TOO_LONG, MAX_LINE_BYTES, parseLoggedCall, type LoggedCall } from '../../api/schemas/logged-call';
+import { LINE_TOO_LONG, MAX_LINE_BYTES, parseLoggedCall, type LoggedCall } from '../contracts/logged-call';
 import type { ChatGateway } from '../models/chat';
 import { deleteResultsBefore, evalTenants, gradedRecordIds, insertResults, resultUseCases, type EvalResult } from '../weaviate/eval-results';
 import { gradeOutput } from './grade';
-import { reportProgress as progress } from '../progress';
+import type { Progress } from '../progress';
 import type { Redaction } from './redact';
 import type { Grading } from './results';
 import { ApplicationFailure } from '@temporalio/common';
@@ -57,10 +57,11 @@ interface Deps {
   useCases: UseCaseStore;
   cpu: CpuPool;
   signal?: AbortSignal;
+  progress?: Progress;
 }
 
 /** Cuts the file into chunks of `chunkLines` lines, by byte offsets (one pass, streamed). */
-export async function planEvalImport(_deps: unknown, input: { path: string; chunkLines: number }): Promise<{ lines: number; bytes: number; chunks: ImportChunk[] }> {
+export async function planEvalImport(deps: { progress?: Progress }, input: { path: string; chunkLines: number }): Promise<{ lines: number; bytes: number; chunks: ImportChunk[] }> {
   const chunks: ImportChunk[] = [];
   let offset = 0;
   let lines = 0;
@@ -83,7 +84,7 @@ export async function planEvalImport(_deps: unknown, input: { path: string; chun
     }
     offset += buffer.length;
     if (buffer.length) lastByte = buffer[buffer.length - 1];
-    progress({ phase: 'planning', bytes: offset });
+    deps.progress?.({ phase: 'planning', bytes: offset });
   }
   if (lastByte !== 10 && offset > 0) {
     lines += 1;
@@ -203,7 +204,7 @@ export async function gradeImportChunk(
       problem(line, 'failed', err.message);
       continue;
     }
-    progress({ phase: 'grading', chunk: input.chunk.index, record: n + 1, of: records.length });
+    deps.progress?.({ phase: 'grading', chunk: input.chunk.index, record: n + 1, of: records.length });
   }
   const stored = await insertResults(deps, { tenant: input.tenant, results });
   outcome.graded = stored.stored;
@@ -212,7 +213,7 @@ export async function gradeImportChunk(
 }
 
 /** Deletes, for every tenant and use case, the results older than the use case's retention. */
-export async function purgeExpiredResults(deps: Pick<Deps, 'weaviate' | 'useCases'>, input: { now: number }): Promise<{ tenants: number; deleted: number }> {
+export async function purgeExpiredResults(deps: Pick<Deps, 'weaviate' | 'useCases' | 'progress'>, input: { now: number }): Promise<{ tenants: number; deleted: number }> {
   let deleted = 0;
   const tenants = await evalTenants(deps);
   for (const tenant of tenants) {
@@ -224,7 +225,7 @@ export async function purgeExpiredResults(deps: Pick<Deps, 'weaviate' | 'useCase
         // An invalid use-case file keeps the default retention rather than keeping results forever.
       }
       deleted += await deleteResultsBefore(deps, { tenant, useCase: name, before: input.now - days * 86_400_000 });
-      progress({ tenant, useCase: name, deleted });
+      deps.progress?.({ tenant, useCase: name, deleted });
     }
   }
   return { tenants: tenants.length, deleted };

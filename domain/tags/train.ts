@@ -2,7 +2,7 @@
  * The tag-training activity: reads the tenant's tagged cases (spam excluded) with their vectors,
  * embeds the tag names and reads every text with the English encoder (model.ts,
  * readTagTrainingInputs), then fits the tag model on the worker's tag-training CPU thread
- * (activities/cpu: a thread of its own, apart from grading's, with its own budget,
+ * (domain/cpu: a thread of its own, apart from grading's, with its own budget,
  * WORKER_TAG_TRAINING_BUDGET_MS) and stores it (weaviate/tag-models.ts). The reading stays in this
  * thread: it takes the tenant's turn at the embedding servers, and the worker's vector cache
  * (worker/deps.ts) spares the texts a previous training already read. The fit, minutes of CPU for
@@ -12,7 +12,7 @@
 import type { WeaviateClient } from 'weaviate-client';
 import type { CpuPool } from '../cpu/pool';
 import type { Embedder } from '../models/embeddings';
-import { heartbeating, reportProgress as progress } from '../progress';
+import { heartbeating, type Progress } from '../progress';
 import { storeTagModel, tagTrainingCases } from '../weaviate/tag-models';
 import { readTagTrainingInputs, TAG_TRAINING, tagTrainingBuffers } from './model';
 
@@ -40,11 +40,12 @@ interface Deps {
   tagCpu: CpuPool;
   signal?: AbortSignal;
   now?: () => number;
+  progress?: Progress;
 }
 
 /** The reading part: the cases, then what the fit needs of the embedding servers. Only the packed inputs outlive it. */
 async function readInputs(deps: Deps, input: { tenant: string }) {
-  const { examples, spam } = await tagTrainingCases({ ...deps, onPage: (read) => progress({ phase: 'reading cases', read }) }, input);
+  const { examples, spam } = await tagTrainingCases({ ...deps, onPage: (read) => deps.progress?.({ phase: 'reading cases', read }) }, input);
   const used = examples.slice(0, TAG_TRAINING.maxCases);
   let named = 0;
   let read = 0;
@@ -52,10 +53,10 @@ async function readInputs(deps: Deps, input: { tenant: string }) {
   const inputs = await readTagTrainingInputs(used, {
     now: (deps.now ?? Date.now)(),
     // Names are embedded as the cases were (passages), taking the tenant's turn at the server.
-    embedNames: (texts) => deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => progress({ phase: 'embedding tag names', batches: ++named, tags: texts.length }) }),
+    embedNames: (texts) => deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => deps.progress?.({ phase: 'embedding tag names', batches: ++named, tags: texts.length }) }),
     english: english && {
       model: english.model,
-      embed: (texts) => english.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => progress({ phase: 'reading texts with the English encoder', batches: ++read, texts: texts.length }) }),
+      embed: (texts) => english.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => deps.progress?.({ phase: 'reading texts with the English encoder', batches: ++read, texts: texts.length }) }),
     },
   });
   return { inputs, taggedCases: examples.length, spamCases: spam, allTags: new Set(used.flatMap((e) => e.tags)).size };
@@ -67,10 +68,8 @@ export async function trainTags(deps: Deps, input: { tenant: string }): Promise<
   const model =
     inputs &&
     (await heartbeating(deps.tagCpu.run({ task: 'trainTags', input: inputs, transfer: tagTrainingBuffers(inputs), signal: deps.signal }), {
-      phase: 'training',
-      cases: inputs.cases,
-      tags: inputs.tags.length,
-      since: new Date().toISOString(),
+      progress: deps.progress,
+      details: { phase: 'training', cases: inputs.cases, tags: inputs.tags.length, since: new Date().toISOString() },
     }));
   const stored = model ? await storeTagModel(deps, { tenant: input.tenant, model }) : null;
   return {

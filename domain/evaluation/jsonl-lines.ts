@@ -1,7 +1,7 @@
 /**
  * The lines of an import file (JSONL), streamed. A line longer than `maxBytes` is reported by its
  * length and never held: its bytes are counted as they pass and dropped, so a 100 MB line costs
- * the reader its one 64 KiB read buffer, not 100 MB. Used by the worker (activities/evaluation/batch.ts) and
+ * the reader its one 64 KiB read buffer, not 100 MB. Used by the worker (domain/evaluation/batch.ts) and
  * by `npm run eval:import`'s check of the file.
  */
 import fs from 'node:fs';

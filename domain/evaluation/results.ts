@@ -1,5 +1,5 @@
 /** What a judge returns, and the order reports use. */
-import type { Rule } from '../../api/schemas/evaluation';
+import type { Rule } from '../contracts/evaluation';
 
 export interface RuleResult {
   ruleId: string;

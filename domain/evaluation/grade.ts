@@ -3,10 +3,10 @@
  * built-in judge, on one of the worker's CPU threads. Both return the same Grading, ordered
  * critical failures first.
  */
-import type { Rule } from '../../api/schemas/evaluation';
+import type { Rule } from '../contracts/evaluation';
 import type { CpuPool } from '../cpu/pool';
 import type { ChatGateway } from '../models/chat';
-import { heartbeating } from '../progress';
+import { heartbeating, type Progress } from '../progress';
 import { gradeWithModel } from './model-judge';
 import type { Grading } from './results';
 
@@ -16,9 +16,9 @@ export interface GradeInput {
   rules: Rule[];
 }
 
-export async function gradeOutput(deps: { chat: ChatGateway; cpu: CpuPool; signal?: AbortSignal }, input: GradeInput): Promise<Grading> {
+export async function gradeOutput(deps: { chat: ChatGateway; cpu: CpuPool; signal?: AbortSignal; progress?: Progress }, input: GradeInput): Promise<Grading> {
   const work = deps.chat.complete
     ? gradeWithModel({ chat: deps.chat, ...input, signal: deps.signal })
     : deps.cpu.run({ task: 'gradeBuiltin', input, signal: deps.signal });
-  return heartbeating(work, { phase: 'grading', rules: input.rules.length, outputChars: input.output.length });
+  return heartbeating(work, { progress: deps.progress, details: { phase: 'grading', rules: input.rules.length, outputChars: input.output.length } });
 }

@@ -35,7 +35,7 @@ const validate = compileBody<LoggedCall>(LoggedCallSchema);
 /** Characters of one line at most: the largest record a request body could carry. */
 export const MAX_LINE_CHARS = 1_500_000;
 /**
- * Bytes of one line beyond which readers skip it unread (activities/evaluation/jsonl-lines.ts): a
+ * Bytes of one line beyond which readers skip it unread (domain/evaluation/jsonl-lines.ts): a
  * UTF-16 character takes at most 3 bytes of UTF-8, so such a line has more than MAX_LINE_CHARS.
  */
 export const MAX_LINE_BYTES = 3 * MAX_LINE_CHARS;

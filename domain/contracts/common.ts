@@ -5,7 +5,7 @@
  * `FromSchema` still infers precise types from the resource schemas that use them. Each helper
  * states its bound in the description, so the OpenAPI document shows it in words as well.
  */
-import { STATUS_NAMES } from '../errors';
+import { STATUS_NAMES } from './error';
 
 /** Upper bounds of request fields (characters, or items for arrays). */
 export const LIMITS = {

@@ -5,7 +5,7 @@
  * estimate from what can be measured: the share of checkable rules passed and how much of the
  * output's content is grounded in the input messages. It cannot verify facts.
  */
-import type { Rule } from '../../api/schemas/evaluation';
+import type { Rule } from '../contracts/evaluation';
 import { contentTokens } from '../ask/sentences';
 import { type Message, runCheck } from './checks';
 import { orderRuleResults, type Grading, type RuleResult } from './results';

@@ -5,7 +5,7 @@
  * is told the boundaries, the local engine maps its classifier's output with the cut points tuned
  * on TweetEval validation, see local-engine.ts).
  */
-import { SENTIMENT_LABELS } from '../../api/schemas/sentiment';
+import { SENTIMENT_LABELS } from '../contracts/sentiment';
 
 export type SentimentLabel = (typeof SENTIMENT_LABELS)[number];
 

@@ -13,7 +13,7 @@ export const FAILURE_TYPES = {
   unavailable: 'DependencyUnavailable',
   invalid: 'InvalidInput',
   notFound: 'NotFound',
-  /** One input took longer than its CPU budget (activities/cpu/pool.ts); not retried. */
+  /** One input took longer than its CPU budget (domain/cpu/pool.ts); not retried. */
   tooCostly: 'InputTooCostly',
 } as const;
 

@@ -16,7 +16,7 @@
  *
  * Training has two parts: reading (readTagTrainingInputs: the tag names and the English vectors
  * come from the embedding servers) and fitting (fitTagModel: pure CPU work, minutes for a large
- * tenant). The worker runs the fit on a CPU thread (activities/cpu); trainTagModel composes both
+ * tenant). The worker runs the fit on a CPU thread (domain/cpu); trainTagModel composes both
  * in one process (benches, tests). Either way the same inputs give the same model.
  */
 import { logits, seeded, softmax, trainSoftmax, type Features, type SoftmaxModel, type SoftmaxOptions } from './softmax';

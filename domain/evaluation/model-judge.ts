@@ -6,8 +6,8 @@
  * rule ids, outcomes outside the enum, a score outside 0..5) is a ModelOutputInvalid failure,
  * which the activity's retry policy retries.
  */
-import type { Rule } from '../../api/schemas/evaluation';
-import { RULE_OUTCOMES, VERDICTS } from '../../api/schemas/evaluation';
+import type { Rule } from '../contracts/evaluation';
+import { RULE_OUTCOMES, VERDICTS } from '../contracts/evaluation';
 import { type ChatGateway, type ChatMessage, replyObject, unreadable } from '../models/chat';
 import { orderRuleResults, type Grading, type RuleResult } from './results';
 

@@ -10,9 +10,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { compile, configAjv, formatAjvError } from '../../api/schemas/ajv';
-import { NAME_PATTERN } from '../../api/schemas/common';
-import { type Rule, RuleSchema, MAX_RULES } from '../../api/schemas/evaluation';
+import { compile, configAjv, formatAjvError } from '../contracts/ajv';
+import { NAME_PATTERN } from '../contracts/common';
+import { type Rule, RuleSchema, MAX_RULES } from '../contracts/evaluation';
 import { TENANT_PATTERN } from '../weaviate/collections';
 
 /** Days results are kept when a use case does not say (and for results of a use case since removed). */

@@ -1,8 +1,8 @@
 /**
  * The searchable text of cases and incidents.
  */
-import type { Case } from '../../api/schemas/case';
-import type { IncidentUpload } from '../../api/schemas/incident';
+import type { Case } from '../contracts/case';
+import type { IncidentUpload } from '../contracts/incident';
 
 /** Characters of a record's text that go into its embedding (E5-small reads ~512 tokens). */
 const EMBEDDING_CHARS = 2000;

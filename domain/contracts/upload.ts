@@ -11,7 +11,6 @@
  */
 import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import type { FromSchema } from 'json-schema-to-ts';
-import { badRequest } from '../errors';
 import { compileBody, firstErrorMessage, type NamedSchema } from './ajv';
 import { LIMITS, oneOf, list, uploadItems } from './common';
 
@@ -114,7 +113,8 @@ export function uploadValidators<T>(
 /**
  * Validates each item of an upload whose envelope already passed. Returns the valid (cleaned) items
  * and the failures, each `{id, error}` with the error naming the field by JSON pointer from the
- * body root (`/data/3/comments/0/commentId is required`). Throws 400 when no item is valid.
+ * body root (`/data/3/comments/0/commentId is required`). The caller answers 400 when no item is
+ * valid (`allItemsInvalid` words it).
  */
 export function checkUploadItems<T>(
   upload: UploadValidators<T>,
@@ -133,9 +133,9 @@ export function checkUploadItems<T>(
     const error = firstErrorMessage(upload.item, pointer);
     failed.push({ id: typeof itemId === 'string' && itemId !== '' ? itemId : pointer, error });
   });
-  if (items.length === 0) {
-    const first = failed[0].error;
-    throw badRequest(all.length === 1 ? first : `all ${all.length} items are invalid; first: ${first}`);
-  }
   return { items, failed };
 }
+
+/** The message of a 400 for an upload none of whose items is valid (`failed` holds them all). */
+export const allItemsInvalid = (failed: UploadFailure[]): string =>
+  failed.length === 1 ? failed[0].error : `all ${failed.length} items are invalid; first: ${failed[0].error}`;
