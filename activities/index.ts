@@ -9,6 +9,7 @@ import { classified } from '../domain/failures';
 import type { CpuPool } from '../domain/cpu/pool';
 import type { ChatGateway } from '../domain/models/chat';
 import type { Embedder } from '../domain/models/embeddings';
+import * as ask from '../domain/ask/answer';
 import * as evaluation from '../domain/evaluation/grade';
 import * as answers from '../domain/weaviate/answers';
 import * as ingest from '../domain/weaviate/ingest';
@@ -35,8 +36,29 @@ function bind<A, R>(deps: ActivityDeps, fn: (d: ActivityDeps & { signal?: AbortS
   return classified((input: A) => fn({ ...deps, signal: Context.current().cancellationSignal, progress: activityProgress() }, input));
 }
 
+/** What a step of ask returns: its value and the milliseconds it took in the activity (the response's Server-Timing). */
+export interface Measured<R> {
+  value: R;
+  ms: number;
+}
+
+/** `bind`, with the step's own duration returned beside its value. */
+function measured<A, R>(deps: ActivityDeps, fn: (d: ActivityDeps & { signal?: AbortSignal }, input: A) => Promise<R>) {
+  return bind(deps, async (d, input: A): Promise<Measured<R>> => {
+    const started = performance.now();
+    const value = await fn(d, input);
+    return { value, ms: performance.now() - started };
+  });
+}
+
 export function createActivities(deps: ActivityDeps) {
   return {
+    readSessionTurns: measured(deps, ask.sessionTurns),
+    rewriteFollowUp: bind(deps, ask.standaloneOf),
+    retrieveSources: measured(deps, ask.retrieveForAnswer),
+    composeLocalAnswer: measured(deps, ask.composeLocalAnswer),
+    composeModelAnswer: measured(deps, ask.composeModelAnswer),
+    storeAnswer: measured(deps, ask.storeAnswer),
     upsertArticles: bind(deps, ingest.upsertArticles),
     deleteArticles: bind(deps, ingest.deleteArticles),
     upsertCases: bind(deps, ingest.upsertCases),

@@ -4,7 +4,6 @@
 import Koa from 'koa';
 import type { UseCaseStore } from '../domain/evaluation/use-cases';
 import type { ChatGateway } from '../domain/models/chat';
-import type { AskSessions } from './ask-sessions';
 import type { KeyVerifier } from './middlewares/auth';
 import { jsonBody } from './middlewares/body';
 import { errorHandler } from './middlewares/error-handler';
@@ -41,8 +40,6 @@ export const DEFAULT_LIMITS: ApiLimits = {
 
 export interface AppDeps {
   runner: WorkflowRunner;
-  /** Chat sessions of ask (workflows/ask-session.ts). */
-  sessions: AskSessions;
   /** The chat model, or the built-in local engine; `chatTimeoutMs` bounds one model call. */
   chat: ChatGateway;
   chatTimeoutMs: number;
@@ -73,7 +70,6 @@ export function createApp(deps: AppDeps): Koa {
   const router = createRouter({
     runner: deps.runner,
     reads: deps.reads,
-    sessions: deps.sessions,
     chat: deps.chat,
     chatTimeoutMs: deps.chatTimeoutMs,
     useCases: deps.useCases,

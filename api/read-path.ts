@@ -32,6 +32,15 @@ export interface ReadPolicy {
 
 export const READ_POLICY: ReadPolicy = { attemptTimeoutMs: 5000, totalTimeoutMs: 12_000, maxAttempts: 3, initialIntervalMs: 500, backoffCoefficient: 2 };
 
+/** A model call takes seconds: each attempt gets the model's own timeout and a margin, two attempts. */
+export const modelPolicy = (chatTimeoutMs: number): ReadPolicy => ({
+  attemptTimeoutMs: chatTimeoutMs + 5000,
+  totalTimeoutMs: 2 * chatTimeoutMs + 11_000,
+  maxAttempts: 2,
+  initialIntervalMs: 1000,
+  backoffCoefficient: 2,
+});
+
 /** What a retrieval function needs: the shared clients and this attempt's abort signal. */
 export interface ReadDeps {
   weaviate: () => Promise<WeaviateClient>;

@@ -15,7 +15,6 @@ import { closeWeaviate, connectWeaviate } from '../domain/weaviate/client';
 import { ensureCollections } from '../domain/weaviate/collections';
 import { WeaviateRateCounts } from '../domain/weaviate/rate-counts';
 import { createApp } from './app';
-import { AskSessions } from './ask-sessions';
 import { listen } from './http-server';
 import { loadApiLimits, loadTagTrainerTiming } from './config';
 import { logger } from './logger';
@@ -65,7 +64,6 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({
     runner: new WorkflowRunner(temporal, config.temporal.taskQueue),
-    sessions: new AskSessions({ client: temporal, taskQueue: config.temporal.taskQueue, weaviate, logger }),
     chat,
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
     useCases,

@@ -4,6 +4,7 @@
  * runs per customer in the Temporal Web UI.
  */
 import { Client, WorkflowHandle, WorkflowIdConflictPolicy } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import { OperationAttr, TenantId, type Operation } from '../workflows/constants';
 import { requestTimeout, unavailable } from './errors';
 import { deadlinePassed } from './middlewares/deadline';
@@ -27,6 +28,13 @@ export interface StartOptions<A, R> {
   requestId?: string;
   /** The request's deadline (epoch ms): starting must not outlast it, even while Temporal does not answer. */
   deadline?: number;
+  /** Search attributes beside TenantId and Operation. */
+  attributes?: SearchAttributePair[];
+  /**
+   * How long the run may take before the server ends it (a read nobody waits for any more);
+   * unbounded when not given (uploads must complete).
+   */
+  runTimeoutMs?: number;
 }
 
 export class WorkflowRunner {
@@ -48,10 +56,8 @@ export class WorkflowRunner {
         args: [o.input],
         workflowIdConflictPolicy: o.attachToRunning ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,
         memo: o.requestId ? { requestId: o.requestId } : undefined,
-        typedSearchAttributes: [
-          { key: TenantId, value: o.tenant },
-          { key: OperationAttr, value: o.operation },
-        ],
+        workflowRunTimeout: o.runTimeoutMs,
+        typedSearchAttributes: [{ key: TenantId, value: o.tenant }, { key: OperationAttr, value: o.operation }, ...(o.attributes ?? [])],
       });
     };
     try {

@@ -12,8 +12,8 @@
  *   share that comes back `no-answer`.
  * - Latency: another tenant holds the ingest benchmark's articles (5,000 by default). StackFAQ
  *   queries are asked through the API (16 keys in turn, so the per-key rate limit never applies)
- *   and answered directly in-process by the same code the API runs (answerQuestion with the
- *   activities' dependencies, then presentAnswer; no HTTP, no Temporal), at concurrency 1 and 16,
+ *   and answered directly in-process by the same code the ask workflow runs (askInProcess with
+ *   dependencies built like the worker's, then presentAnswer; no HTTP, no Temporal), at concurrency 1 and 16,
  *   in interleaved rounds like bench:latency. Where the time goes: the Server-Timing entries of
  *   the API's answers, and the same phases timed in the direct calls.
  *
@@ -22,15 +22,16 @@
  * bench/results/tune-ask.json instead. docs/benchmarks.md describes the protocol and the numbers.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { answerQuestion } from '../domain/ask/answer';
+import { askInProcess, type AskTimings } from '../domain/ask/answer';
 import { ANSWER_THRESHOLD } from '../domain/ask/compose';
 import { loadServicesConfig } from '../domain/config';
 import { createChatGateway } from '../domain/models/chat';
 import { textLanguage } from '../domain/text/language';
 import { ASK_RETRIEVAL } from '../domain/weaviate/ask-retrieve';
-import type { SearchPhase } from '../domain/weaviate/retrieve';
 import { presentAnswer } from '../api/presenters/ask';
+import { phaseTimings } from '../api/routes/server-timing';
 import { createActivityDeps } from '../worker/deps';
 import { ApiClient, chunks, mapPool } from './lib/api-client';
 import { articleSources, buildArticles, loadBanking77, loadStackFaq, StackFaqQuery } from './lib/datasets';
@@ -199,9 +200,8 @@ async function quality(app: InProcessApp, o: Options) {
 type Mode = 'direct' | 'api';
 const MODES: Mode[] = ['direct', 'api'];
 
-/** A Server-Timing header value from phases timed in this process, so both modes average alike. */
-const timingHeader = (phases: Partial<Record<SearchPhase, number>>, totalMs: number) =>
-  [...Object.entries(phases).map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`), `read;dur=${totalMs.toFixed(1)}`].join(', ');
+/** A Server-Timing header value from steps timed in this process, so both modes average alike. */
+const timingHeader = (steps: AskTimings, totalMs: number) => [phaseTimings(steps), `ask;dur=${totalMs.toFixed(1)}`].join(', ');
 
 async function latency(app: InProcessApp, o: Options) {
   const root = resolveDatasets(o.datasets);
@@ -217,12 +217,15 @@ async function latency(app: InProcessApp, o: Options) {
   if (chat.engine !== 'local') throw new Error('the direct path must use the local engine, like the API here');
   const activityDeps = createActivityDeps(config);
   const direct = async (query: string) => {
-    const timings: Partial<Record<SearchPhase, number>> = {};
     const started = performance.now();
     const question = query.trim();
-    const result = await answerQuestion({ ...activityDeps, chat, timings }, { tenant, question, history: [], productIds: [], author: 'customer', language: textLanguage(question), now: Date.now() });
-    const body = presentAnswer({ id: 'direct', answer: result.answer, language: result.language });
-    return { status: 200, body, serverTiming: timingHeader(timings, performance.now() - started) };
+    const id = randomUUID();
+    const result = await askInProcess(
+      { ...activityDeps, chat },
+      { tenant, answerId: id, chatId: randomUUID(), question, followUp: false, productIds: [], author: 'customer', language: textLanguage(question), now: Date.now() },
+    );
+    const body = presentAnswer({ id, answer: result.answer, language: result.language, intentTag: result.intentTag });
+    return { status: 200, body, serverTiming: timingHeader(result.timings, performance.now() - started) };
   };
   const api = async (query: string) => {
     const res = await client.raw('POST', '/v1/assistant/ask', { query });
@@ -289,8 +292,8 @@ async function latency(app: InProcessApp, o: Options) {
       upload_seconds: uploadSeconds,
       queries: `StackFAQ paraphrased questions (${queries.length} non-empty, fixed shuffle), no productId, author customer`,
       modes: {
-        direct: 'answerQuestion (retrieval + local composition) and presentAnswer in-process with the worker dependencies; no HTTP, no Temporal',
-        api: `POST /v1/assistant/ask over HTTP on the loopback, no Chat-Identifier (each ask opens a session: its turn goes to the answer log), ${o.keys} keys of the tenant in turn`,
+        direct: 'askInProcess (the workflow\'s steps: retrieval, local composition, storing the answer) and presentAnswer in-process with dependencies built like the worker\'s; no HTTP, no Temporal',
+        api: `POST /v1/assistant/ask over HTTP on the loopback, no Chat-Identifier; each ask a Temporal execution (workflows/ask.ts), ${o.keys} keys of the tenant in turn`,
       },
       calls_per_mode: { c1: o.c1Requests, [high]: o.highRequests },
       rounds: o.rounds,

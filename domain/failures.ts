@@ -46,8 +46,15 @@ function dependencyOf(err: unknown): string {
  * A failure of `type` whose message is ours, safe to show a client; the dependency's own text,
  * which may carry its internals or echo the input, goes only into the details (logged, never sent).
  */
-const failure = (o: { type: string; message: string; upstream: string; retryable: boolean }) =>
-  ApplicationFailure.create({ type: o.type, message: o.message, details: [o.upstream], nonRetryable: !o.retryable });
+const failure = (o: { type: string; message: string; upstream: string; retryable: boolean; retryAfterMs?: number }) =>
+  ApplicationFailure.create({ type: o.type, message: o.message, details: [o.upstream], nonRetryable: !o.retryable, nextRetryDelay: o.retryAfterMs });
+
+/** A rate-limited provider's Retry-After (seconds), as the delay before the next attempt: at most a minute. */
+const RETRY_AFTER_MAX_MS = 60_000;
+function retryAfterMs(err: APIError): number | undefined {
+  const seconds = Number((err.headers as Headers | undefined)?.get?.('retry-after'));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, RETRY_AFTER_MAX_MS) : undefined;
+}
 
 export function toFailure(err: unknown): unknown {
   if (err instanceof ApplicationFailure) return err;
@@ -62,7 +69,8 @@ export function toFailure(err: unknown): unknown {
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     if (err.status === 429 || err.status >= 500) {
-      return failure({ type: FAILURE_TYPES.unavailable, message: `${who} failed (status ${err.status})`, upstream, retryable: true });
+      const retryAfter = err.status === 429 ? retryAfterMs(err) : undefined;
+      return failure({ type: FAILURE_TYPES.unavailable, message: `${who} failed (status ${err.status})`, upstream, retryable: true, retryAfterMs: retryAfter });
     }
     return failure({ type: FAILURE_TYPES.invalid, message: `${who} refused the input (status ${err.status})`, upstream, retryable: false });
   }

@@ -4,6 +4,8 @@ import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/commo
 /** Search attributes of every workflow, so operators can filter runs per customer in the Web UI. */
 export const TenantId = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
 export const OperationAttr = defineSearchAttributeKey('Operation', SearchAttributeType.KEYWORD);
+/** The chat session (Chat-Identifier) of an ask: all the questions of one session. */
+export const ChatIdAttr = defineSearchAttributeKey('ChatId', SearchAttributeType.KEYWORD);
 
 export const DEFAULT_TASK_QUEUE = 'support-ai';
 
@@ -30,11 +32,8 @@ export const OPERATIONS = {
   searchArticles: 'search-articles',
   /** The per-tenant read log (workflows/read-log.ts); searches themselves run without a workflow. */
   reads: 'reads',
-  /** Ask runs on the read path too; its chat session is a workflow (workflows/ask-session.ts). */
+  /** Each ask is a workflow (workflows/ask.ts); a chat session is its asks with the same ChatId. */
   ask: 'ask',
-  askSession: 'ask-session',
-  /** The per-tenant log of first turns (workflows/answer-log.ts). */
-  answerLog: 'answers',
   feedback: 'feedback',
   /** Summary runs on the read path, like ask. */
   summary: 'summary',

@@ -6,7 +6,7 @@ import { proxyActivities, workflowInfo, type RetryPolicy } from '@temporalio/wor
 import type { Activities } from '../activities';
 import { gradingTaskQueue, ingestionTaskQueue } from './constants';
 
-const NON_RETRYABLE = ['InvalidInput', 'NotFound', 'InputTooCostly'];
+export const NON_RETRYABLE = ['InvalidInput', 'NotFound', 'InputTooCostly'];
 
 /** Retries for about an hour (70 attempts, at most a minute apart): for writes that must outlive a store's outage. */
 const RETRY_FOR_AN_HOUR: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 70, nonRetryableErrorTypes: NON_RETRYABLE };

@@ -5,6 +5,7 @@
  * here anyway), so a hostile article shows as text, never as markup or script.
  */
 import MarkdownIt from 'markdown-it';
+import { plainAnswer } from '../../domain/ask/answer';
 import type { ComposedAnswer } from '../../domain/ask/compose';
 import { phrases } from '../../domain/ask/i18n';
 import type { AskResponse } from '../../domain/contracts/ask';
@@ -33,9 +34,7 @@ export function presentAnswer(o: { id: string; answer: ComposedAnswer; language:
   if (o.answer.responseType === 'no-answer') {
     return { id: o.id, responseType: 'no-answer', source: 'none', plaintext: p.noAnswer, mdText: escapeMarkdown(p.noAnswer), htmltext: markdown.render(escapeMarkdown(p.noAnswer)), intentTag: o.intentTag ?? null, linksTitle: p.linksTitle, links: [], urls: [] };
   }
-  const paragraphs = o.answer.parts.map((part) => [part.lead, part.text].filter(Boolean).join(' '));
-  // A citation takes the blanks before it; it starts where they start, not again inside them.
-  const plaintext = paragraphs.join('\n\n').replace(/(?<!\s)\s*\[\d+(?:\s*,\s*\d+)*\]/g, '');
+  const plaintext = plainAnswer(o.answer);
   const md = [
     ...o.answer.parts.map((part) => [part.lead && `**${escapeMarkdown(part.lead)}**`, part.text && escapeMarkdown(part.text).replace(/\\\[(\d+(?:\s*,\s*\d+)*)\\\]/g, '[$1]')].filter(Boolean).join(' ')),
     ...(uniqueLinks.length ? [`**${escapeMarkdown(p.linksTitle)}**`, uniqueLinks.map((l, i) => `${i + 1}. [${escapeMarkdown(l.text)}](<${l.url.replace(/[<>\s]/g, encodeURIComponent)}>)`).join('\n')] : []),

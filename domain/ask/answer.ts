@@ -1,25 +1,46 @@
 /**
- * Ask, from question to composed answer: make a follow-up standalone, retrieve what the asker may
- * see, keep the sources relevant enough (or abstain), and compose with the configured engine.
- * The API runs it on its read path (api/read-path.ts), with that path's timeouts and retries;
- * the benchmark calls it directly.
+ * Ask, from question to stored answer, in the steps the ask workflow runs as activities
+ * (workflows/ask.ts): read the session's earlier turns, make a follow-up standalone, retrieve what
+ * the asker may see and keep the sources relevant enough (or abstain), compose with the
+ * configured engine, store the answer. `askInProcess` runs the same steps one after the other
+ * without Temporal, for the benchmark's baseline and the tuning scripts.
  */
+import { questionIntent } from '../tags/tag';
 import type { ChatGateway } from '../models/chat';
+import type { Embedder } from '../models/embeddings';
 import { type AskRetrievalInput, retrieveAskSources, type Source } from '../weaviate/ask-retrieve';
-import type { Deps } from '../weaviate/retrieve';
-import { ANSWER_THRESHOLD, chooseSources, type ComposedAnswer } from './compose';
+import { type AnswerRecord, sessionAnswers, storeAnswers } from '../weaviate/answers';
+import type { Deps, SearchPhase } from '../weaviate/retrieve';
+import { ANSWER_THRESHOLD, chooseSources, type ComposedAnswer, type RankedSource } from './compose';
 import { standaloneQuestion, type Turn } from './follow-up';
+import { phrases } from './i18n';
 import { composeLocal } from './local-engine';
 import { composeWithModel } from './model-engine';
 
 /** A model reads more sources than the extract shows, and chooses among them itself. */
 const MODEL_SOURCES = { ...ANSWER_THRESHOLD, secondaryMargin: 0.05, maxSources: 4 };
 
-export interface AskInput {
+/** Turns of a session kept as the context of its next question, and characters of each answer. */
+export const SESSION_CONTEXT = { turns: 10, answerChars: 1000 };
+
+export type Engine = 'local' | 'openai';
+
+/**
+ * Milliseconds per step of one ask (Server-Timing, the benchmark's breakdown): `history`,
+ * `retrieve`, `compose` or `model`, `store`; and within `retrieve` its phases `tenant`, `embed`, `hybrid`.
+ */
+export type AskTimings = Partial<Record<SearchPhase | 'history' | 'retrieve' | 'store', number>>;
+
+/** One question as the API received it. */
+export interface AskQuestion {
   tenant: string;
+  /** The answer's id, chosen by the API: the stored answer's and the response's. */
+  answerId: string;
+  /** The session: the request's Chat-Identifier, else a new one. */
+  chatId: string;
   question: string;
-  /** Earlier turns of the session, oldest first. */
-  history: Turn[];
+  /** Whether the request named a session, whose earlier turns are then the context. */
+  followUp: boolean;
   productIds: string[];
   /** `agent` may be answered from cases too. */
   author: 'agent' | 'customer';
@@ -28,17 +49,32 @@ export interface AskInput {
    * (text/language.ts); undefined when neither tells, and then the sources' language is used.
    */
   language?: string;
-  /** Epoch ms, for the recency of incidents. */
+  /** Epoch ms: the recency of incidents, and the stored answer's time. */
   now: number;
 }
 
-export interface AskResult {
-  answer: ComposedAnswer;
+/** What retrieval hands to composition. */
+export interface AskSources {
   /** The question as searched for. */
   standalone: string;
-  /** The language answered in: the request's, else the sources', else English. */
+  sources: RankedSource[];
+  /** The language to answer in: the request's, else the sources', else English. */
   language: string;
-  engine: 'local' | 'openai';
+  /** The tenant's tag model's reading of the question, when it has one. */
+  intentTag: string | null;
+  timings: AskTimings;
+}
+
+/** The answer as the API presents it. */
+export interface AskAnswer {
+  answerId: string;
+  chatId: string;
+  standalone: string;
+  language: string;
+  engine: Engine;
+  intentTag: string | null;
+  /** The composed answer; its sources without their passages. */
+  answer: ComposedAnswer;
 }
 
 /**
@@ -47,16 +83,123 @@ export interface AskResult {
  */
 export const sourcesLanguage = (sources: readonly Source[]): string => sources.find((s) => s.language)?.language ?? 'en';
 
-export async function answerQuestion(deps: Deps & { chat: ChatGateway }, input: AskInput): Promise<AskResult> {
-  const standalone = await standaloneQuestion({ question: input.question, history: input.history, chat: deps.chat, signal: deps.signal });
+/** A stored answer as the context of the next question: its answer text shortened. */
+export const turnOf = (record: AnswerRecord): Turn => ({
+  question: record.question,
+  standalone: record.standalone,
+  answer: record.answer.slice(0, SESSION_CONTEXT.answerChars),
+  answerId: record.answerId,
+});
+
+type AskDeps = Deps & { chat: ChatGateway; english?: Embedder };
+
+/** The session's last turns, oldest first, from its stored answers (each ask stores its answer before it returns). */
+export async function sessionTurns(deps: Pick<Deps, 'weaviate'>, input: { tenant: string; chatId: string }): Promise<Turn[]> {
+  const stored = await sessionAnswers(deps, { ...input, limit: SESSION_CONTEXT.turns });
+  return stored.map(turnOf);
+}
+
+/**
+ * The question as it is searched for. A follow-up is rewritten by the model when one is configured
+ * (a model call, which the workflow runs as an activity of its own); otherwise locally.
+ */
+export function standaloneOf(deps: { chat: ChatGateway; signal?: AbortSignal }, input: { question: string; history: Turn[] }): Promise<string> {
+  return standaloneQuestion({ question: input.question, history: input.history, chat: deps.chat, signal: deps.signal });
+}
+
+/**
+ * Retrieval: the sources the asker may see that are relevant enough (none: abstain), the language
+ * to answer in, and the question's intent tag. `standalone` is the rewritten follow-up when the
+ * model made it; otherwise the local rewrite is made here.
+ */
+export async function retrieveForAnswer(
+  deps: AskDeps,
+  input: Pick<AskQuestion, 'tenant' | 'question' | 'productIds' | 'author' | 'language' | 'now'> & { history: Turn[]; standalone?: string; engine: Engine },
+): Promise<AskSources> {
+  const timings: AskTimings = {};
+  const d = { ...deps, timings };
+  const local = { ...deps.chat, complete: undefined };
+  const standalone = input.standalone ?? (await standaloneOf({ chat: local }, input));
   const retrieval: AskRetrievalInput = { tenant: input.tenant, text: standalone, productIds: input.productIds, includeCases: input.author === 'agent', now: input.now };
-  const candidates = await retrieveAskSources(deps, retrieval);
-  const sources = chooseSources(standalone, candidates, deps.chat.complete ? MODEL_SOURCES : ANSWER_THRESHOLD);
-  const language = input.language ?? sourcesLanguage(sources);
+  const [candidates, intentTag] = await Promise.all([
+    retrieveAskSources(d, retrieval),
+    // The intent is an extra: when the tag model cannot be read, the answer goes without it.
+    questionIntent({ ...deps, tenant: input.tenant }, { message: input.question }).catch((err) => {
+      if (deps.signal?.aborted) throw err;
+      return null;
+    }),
+  ]);
+  const sources = chooseSources(standalone, candidates, input.engine === 'openai' ? MODEL_SOURCES : ANSWER_THRESHOLD);
+  return { standalone, sources, language: input.language ?? sourcesLanguage(sources), intentTag, timings };
+}
+
+/** Composition with the local engine: the extract of the sources that answers (milliseconds, no model). */
+export async function composeLocalAnswer(_deps: unknown, input: { standalone: string; sources: RankedSource[]; language: string }): Promise<ComposedAnswer> {
+  return withoutPassages(composeLocal({ question: input.standalone, sources: input.sources, language: input.language }));
+}
+
+/** Composition by the configured model: one model call, which the workflow runs as an activity of its own. */
+export async function composeModelAnswer(
+  deps: { chat: ChatGateway; signal?: AbortSignal },
+  input: { question: string; history: Turn[]; sources: Source[]; language: string },
+): Promise<ComposedAnswer> {
+  return withoutPassages(await composeWithModel({ chat: deps.chat, ...input, signal: deps.signal }));
+}
+
+/** The used sources without their passages: the answer's links need only their titles and addresses. */
+const withoutPassages = (answer: ComposedAnswer): ComposedAnswer => ({ ...answer, used: answer.used.map((s) => ({ ...s, passages: [] })) });
+
+/** The answer's plain text without its citation markers: the response's `plaintext`, and what is stored. */
+export const plainAnswer = (answer: ComposedAnswer): string =>
+  answer.parts
+    .map((p) => [p.lead, p.text].filter(Boolean).join(' '))
+    .join('\n\n')
+    // A citation takes the blanks before it; it starts where they start, not again inside them.
+    .replace(/(?<!\s)\s*\[\d+(?:\s*,\s*\d+)*\]/g, '');
+
+/** The answer as stored (collection AskAnswer): idempotent, its object id comes from the answer id. */
+export async function storeAnswer(deps: Pick<Deps, 'weaviate'>, input: { question: AskQuestion; answer: AskAnswer }): Promise<void> {
+  const { question: q, answer: a } = input;
+  const record: AnswerRecord = {
+    answerId: a.answerId,
+    chatId: a.chatId,
+    question: q.question,
+    standalone: a.standalone,
+    answer: a.answer.responseType === 'no-answer' ? phrases(a.language).noAnswer : plainAnswer(a.answer),
+    responseType: a.answer.responseType,
+    language: a.language,
+    author: q.author,
+    engine: a.engine,
+    sources: a.answer.used.map((s) => ({ kind: s.kind, id: s.id, title: s.title, url: s.url })),
+    createdAt: q.now,
+  };
+  await storeAnswers(deps, { tenant: q.tenant, answers: [record] });
+}
+
+/**
+ * The whole ask in this process, step after step, without Temporal: what the workflow runs, for
+ * the benchmark's in-process baseline and the tuning scripts. With `store: false` the answer is not stored.
+ */
+export async function askInProcess(deps: AskDeps, input: AskQuestion & { store?: boolean }): Promise<AskAnswer & { timings: AskTimings }> {
   const started = performance.now();
-  const answer = deps.chat.complete
-    ? await composeWithModel({ chat: deps.chat, question: input.question, history: input.history, sources, language, signal: deps.signal })
-    : composeLocal({ question: standalone, sources, language });
-  if (deps.timings) deps.timings[deps.chat.complete ? 'model' : 'compose'] = performance.now() - started;
-  return { answer, standalone, language, engine: deps.chat.engine };
+  const history = input.followUp ? await sessionTurns(deps, input) : [];
+  const historyMs = performance.now() - started;
+  const engine = deps.chat.engine;
+  const standalone = engine === 'openai' && history.length > 0 ? await standaloneOf(deps, { question: input.question, history }) : undefined;
+  const retrieving = performance.now();
+  const found = await retrieveForAnswer(deps, { ...input, history, standalone, engine });
+  const retrieveMs = performance.now() - retrieving;
+  const composing = performance.now();
+  const answer =
+    engine === 'openai'
+      ? await composeModelAnswer(deps, { question: input.question, history, sources: found.sources, language: found.language })
+      : await composeLocalAnswer(deps, { standalone: found.standalone, sources: found.sources, language: found.language });
+  const timings: AskTimings = { ...found.timings, history: historyMs, retrieve: retrieveMs, [engine === 'openai' ? 'model' : 'compose']: performance.now() - composing };
+  const result: AskAnswer = { answerId: input.answerId, chatId: input.chatId, standalone: found.standalone, language: found.language, engine, intentTag: found.intentTag, answer };
+  if (input.store !== false) {
+    const storing = performance.now();
+    await storeAnswer(deps, { question: input, answer: result });
+    timings.store = performance.now() - storing;
+  }
+  return { ...result, timings };
 }

@@ -14,7 +14,6 @@ import { connectWeaviate } from '../../domain/weaviate/client';
 import { WeaviateRateCounts } from '../../domain/weaviate/rate-counts';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../../domain/evaluation/use-cases';
 import { createChatGateway } from '../../domain/models/chat';
-import { AskSessions } from '../../api/ask-sessions';
 import { createApp } from '../../api/app';
 import { listen } from '../../api/http-server';
 import { cachedVerifier } from '../../api/middlewares/auth';
@@ -105,7 +104,6 @@ describe('logging of errors', () => {
     const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
     const app = createApp({
       runner: new WorkflowRunner(h.temporal, h.taskQueue),
-      sessions: new AskSessions({ client: h.temporal, taskQueue: h.taskQueue, weaviate }),
       chat: createChatGateway(undefined),
       chatTimeoutMs: 30_000,
       useCases: new UseCaseStore(DEFAULT_USE_CASES_DIR),

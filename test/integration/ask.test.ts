@@ -1,13 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { AskSessions } from '../../api/ask-sessions';
+import { sessionTurns } from '../../domain/ask/answer';
 import { connectWeaviate } from '../../domain/weaviate/client';
 import { loadServicesConfig } from '../../domain/config';
 import { findAnswer } from '../../domain/weaviate/answers';
 import { createEmbedder } from '../../domain/models/embeddings';
 import { retrieveAskSources } from '../../domain/weaviate/ask-retrieve';
-import { askTurnsQuery } from '../../workflows/ask-session';
+import { ChatIdAttr, OperationAttr, TenantId } from '../../workflows/constants';
 import type { ChatServer } from '../helpers/chat-server';
 import { article, incident, supportCase } from '../helpers/factories';
 import { api, createKey, getHarness } from '../helpers/harness';
@@ -153,20 +152,35 @@ describe('POST /v1/assistant/ask (local engine)', () => {
     assert.notEqual(alone.body.links[0]?.url, reset.url, 'without the session the question is ambiguous');
   });
 
-  it('finds the first turn once the answer log has stored it, and keeps later turns in the session workflow', async () => {
+  it('runs each ask as its own execution, listed by TenantId, Operation and ChatId, and stores the answer before answering', async () => {
     const first = await ask(key, { query: 'How do I reset my password?' });
     const chat = first.headers.get('chat-identifier')!;
     const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
-    for (let i = 0; i < 50 && !(await findAnswer({ weaviate }, { tenant, answerId: first.body.id })); i++) await sleep(100);
-    assert.ok(await findAnswer({ weaviate }, { tenant, answerId: first.body.id }), 'the answer log stores the first turn');
-    const h = await getHarness();
-    const session = h.temporal.workflow.getHandle(`ask-session:${tenant}:${chat}`);
-    await assert.rejects(session.query(askTurnsQuery), WorkflowNotFoundError, 'a one-question session has no workflow');
+    const stored = await findAnswer({ weaviate }, { tenant, answerId: first.body.id });
+    assert.equal(stored?.chatId, chat, 'the answer is stored when the ask returns');
     const second = await ask(key, { query: 'How long is it valid?' }, { 'Chat-Identifier': chat });
     assert.equal(second.body.links[0]?.url, reset.url, JSON.stringify(second.body));
     const third = await ask(key, { query: 'And where do I find it?' }, { 'Chat-Identifier': chat });
     assert.equal(third.status, 200);
-    assert.deepEqual((await session.query(askTurnsQuery)).map((t) => t.question), ['How do I reset my password?', 'How long is it valid?', 'And where do I find it?']);
+    assert.deepEqual((await sessionTurns({ weaviate }, { tenant, chatId: chat })).map((t) => t.question), ['How do I reset my password?', 'How long is it valid?', 'And where do I find it?']);
+
+    const h = await getHarness();
+    const execution = h.temporal.workflow.getHandle(`ask:${tenant}:${second.body.id}`);
+    const description = await execution.describe();
+    assert.equal(description.type, 'askWorkflow');
+    assert.equal(description.typedSearchAttributes.get(TenantId), tenant);
+    assert.equal(description.typedSearchAttributes.get(OperationAttr), 'ask');
+    assert.equal(description.typedSearchAttributes.get(ChatIdAttr), chat);
+    const result = await execution.result();
+    assert.equal(result.answerId, second.body.id);
+    assert.equal(result.answer.used[0].url, reset.url);
+    // Visibility follows the executions by a moment.
+    let listed: string[] = [];
+    for (let i = 0; i < 50 && listed.length < 3; i++, await sleep(100)) {
+      listed = [];
+      for await (const w of h.temporal.workflow.list({ query: `ChatId = "${chat}" AND TenantId = "${tenant}"` })) listed.push(w.workflowId);
+    }
+    assert.deepEqual(listed.sort(), [first, second, third].map((r) => `ask:${tenant}:${r.body.id}`).sort());
   });
 
   it('keeps sessions apart per tenant: the same Chat-Identifier of another tenant is another session', async () => {
@@ -177,10 +191,9 @@ describe('POST /v1/assistant/ask (local engine)', () => {
     const res = await ask(other.key, { query: 'How long is it valid?' }, { 'Chat-Identifier': chat });
     assert.equal(res.status, 200);
     assert.ok(!res.body.urls.includes(reset.url));
-    const h = await getHarness();
-    const sessions = new AskSessions({ client: h.temporal, taskQueue: h.taskQueue, weaviate: () => connectWeaviate(loadServicesConfig().weaviate) });
-    assert.deepEqual((await sessions.history(other.tenant, chat)).map((t) => t.question), ['How long is it valid?']);
-    assert.deepEqual((await sessions.history(tenant, chat)).map((t) => t.question), ['How do I reset my password?']);
+    const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
+    assert.deepEqual((await sessionTurns({ weaviate }, { tenant: other.tenant, chatId: chat })).map((t) => t.question), ['How long is it valid?']);
+    assert.deepEqual((await sessionTurns({ weaviate }, { tenant, chatId: chat })).map((t) => t.question), ['How do I reset my password?']);
   });
 
   it('refuses a Chat-Identifier that is not a uuid', async () => {
