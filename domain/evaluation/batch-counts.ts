@@ -1,4 +1,4 @@
-/** The counts of batch evaluation, shared by the activities and the workflow (no imports: the workflow bundle takes it). */
+/** The counts of batch evaluation, shared by the activities and the workflow (which imports the type only). */
 
 /** What grading some lines did, by kind of record. */
 export interface GradingCounts {
@@ -10,5 +10,3 @@ export interface GradingCounts {
   invalid: number;
   failed: number;
 }
-
-export const COUNT_KEYS: (keyof GradingCounts)[] = ['graded', 'alreadyGraded', 'duplicates', 'invalid', 'failed'];
