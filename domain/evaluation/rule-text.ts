@@ -288,7 +288,7 @@ function countFrom(m: RegExpExecArray, text: string, bare: Relation): FoundCount
 /** A list of keywords after a cue: quotes, or plain words separated by commas, "and", "or". */
 export function readList(rt: RuleText, start: number, end = rt.low.length): { items: string[]; end: number } | undefined {
   const text = rt.written.slice(start, end);
-  const quoted = text.match(/^\s*[:\[(]?\s*⟦\d+⟧(?:\s*(?:,\s*(?:and|or)?|and|or|&|\/)\s*⟦\d+⟧)*/u);
+  const quoted = text.match(/^\s*[:[(]?\s*⟦\d+⟧(?:\s*(?:,\s*(?:and|or)?|and|or|&|\/)\s*⟦\d+⟧)*/u);
   if (quoted) return { items: [...quoted[0].matchAll(/⟦\d+⟧/g)].map((q) => rt.quote(q[0])!.trim()).filter(Boolean), end: start + quoted[0].length };
   const stop = '(?:in|into|anywhere|throughout|within|at|from|when|while|for|to|if|as|so|because|inside|across|on|of|such|please|the|your|any|also)';
   const word = `(?!${stop}\\b)[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*`;

@@ -25,9 +25,9 @@ export function splitSentences(text: string): string[] {
   let start = 0;
   for (const t of sentenceEnds(text)) {
     const { before, marks, next } = t;
-    const word = before.replace(/^["'“‘(\[*_]+/u, '').toLowerCase();
-    const nextUpper = /\p{Lu}/u.test(next) || /^["'“‘(\[*#]*\p{Lu}/u.test(next);
-    const nextLower = /^["'“‘(\[*]*\p{Ll}/u.test(next);
+    const word = before.replace(/^["'“‘([*_]+/u, '').toLowerCase();
+    const nextUpper = /\p{Lu}/u.test(next) || /^["'“‘([*#]*\p{Lu}/u.test(next);
+    const nextLower = /^["'“‘([*]*\p{Ll}/u.test(next);
     let brk = true;
     if (marks.endsWith('.') && !/[?!]/.test(marks)) {
       if (marks.length >= 2) brk = nextUpper; // ellipsis
@@ -35,7 +35,7 @@ export function splitSentences(text: string): string[] {
       else if (word === 'no') brk = !/^\d/.test(next);
       else if (ABBREVIATIONS.has(word)) brk = nextUpper;
       else if (/^\p{L}$/u.test(word) && word !== 'i') brk = false; // an initial
-      else if (/^[-+]?[.,]?\d[\d,.\-]*$/.test(word)) brk = !nextLower; // a number or list index
+      else if (/^[-+]?[.,]?\d[\d,.-]*$/.test(word)) brk = !nextLower; // a number or list index
       else if (/^(?:\p{L}\.)+\p{L}$/u.test(word)) brk = nextUpper; // acronyms such as U.S
     }
     if (!brk) continue;

@@ -6,6 +6,7 @@
  */
 
 /** C0 controls (newline and tab included), DEL, and C1 controls (U+0080–U+009F). */
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 /** DEL and C1 controls: JSON.stringify leaves them as they are (it escapes C0 only). */
 const CONTROL_LEFT_BY_JSON = /[\u007f-\u009f]/g;

@@ -88,7 +88,12 @@ function processTree(roots: number[]): number[] {
   const tree = new Set(roots);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const [pid, ppid] of parents) if (tree.has(ppid) && !tree.has(pid)) tree.add(pid), (grew = true);
+    for (const [pid, ppid] of parents) {
+      if (tree.has(ppid) && !tree.has(pid)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
   }
   return [...tree];
 }

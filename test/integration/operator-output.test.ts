@@ -11,6 +11,7 @@ import { runScriptAsync } from '../helpers/run-script';
 /** An escape sequence that sets the window title and clears the screen, a BEL, DEL and a C1 CSI. */
 const HOSTILE = 'x \u001b]0;pwned\u0007\u001b[2J\u007f \u009b31m end';
 /** Any control character but the newline, which the commands' layout uses between fields. */
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -3,6 +3,7 @@ import { describe, it } from 'mocha';
 import { terminalJson, terminalText } from '../../domain/text/terminal-text';
 
 /** Any C0 control, DEL or C1 control: what must never reach a terminal from stored text. */
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
 const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 describe('terminal text (operator commands)', () => {
