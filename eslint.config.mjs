@@ -133,6 +133,23 @@ export default defineConfig([
     },
   },
   {
+    // The API process's composition root also starts the process's ask worker (worker/ask-worker.ts, eager asks).
+    files: ['api/server.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            folders({
+              names: ['activities', ...TOOLING],
+              message: 'The API process starts its ask worker through worker/ask-worker.ts, never activities/ directly.',
+            }),
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['worker/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [

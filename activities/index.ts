@@ -32,7 +32,7 @@ export interface ActivityDeps {
 }
 
 /** Binds an activity body to the shared clients and the current activity's cancellation signal. */
-function bind<A, R>(deps: ActivityDeps, fn: (d: ActivityDeps & { signal?: AbortSignal; progress?: Progress }, input: A) => Promise<R>) {
+function bind<D, A, R>(deps: D, fn: (d: D & { signal?: AbortSignal; progress?: Progress }, input: A) => Promise<R>) {
   return classified((input: A) => fn({ ...deps, signal: Context.current().cancellationSignal, progress: activityProgress() }, input));
 }
 
@@ -43,15 +43,19 @@ export interface Measured<R> {
 }
 
 /** `bind`, with the step's own duration returned beside its value. */
-function measured<A, R>(deps: ActivityDeps, fn: (d: ActivityDeps & { signal?: AbortSignal }, input: A) => Promise<R>) {
-  return bind(deps, async (d, input: A): Promise<Measured<R>> => {
+function measured<D, A, R>(deps: D, fn: (d: D & { signal?: AbortSignal }, input: A) => Promise<R>) {
+  return bind(deps, async (d: D & { signal?: AbortSignal }, input: A): Promise<Measured<R>> => {
     const started = performance.now();
     const value = await fn(d, input);
     return { value, ms: performance.now() - started };
   });
 }
 
-export function createActivities(deps: ActivityDeps) {
+/** What the ask activities need: the clients every process has (the API's ask worker builds them from its own). */
+export type AskActivityDeps = Pick<ActivityDeps, 'weaviate' | 'embedder' | 'english' | 'chat'>;
+
+/** The activities of ask (workflows/ask.ts), registered by the worker processes and by the API's ask worker. */
+export function createAskActivities(deps: AskActivityDeps) {
   return {
     readSessionTurns: measured(deps, ask.sessionTurns),
     rewriteFollowUp: bind(deps, ask.standaloneOf),
@@ -59,6 +63,12 @@ export function createActivities(deps: ActivityDeps) {
     composeLocalAnswer: measured(deps, ask.composeLocalAnswer),
     composeModelAnswer: measured(deps, ask.composeModelAnswer),
     storeAnswer: measured(deps, ask.storeAnswer),
+  };
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createAskActivities(deps),
     upsertArticles: bind(deps, ingest.upsertArticles),
     deleteArticles: bind(deps, ingest.deleteArticles),
     upsertCases: bind(deps, ingest.upsertCases),

@@ -3,6 +3,7 @@
  * connects to Temporal, listens, and closes cleanly on SIGINT/SIGTERM.
  */
 import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { loadServicesConfig, positiveEnv } from '../domain/config';
@@ -14,6 +15,7 @@ import { ApiKeyStore } from '../domain/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../domain/weaviate/client';
 import { ensureCollections } from '../domain/weaviate/collections';
 import { WeaviateRateCounts } from '../domain/weaviate/rate-counts';
+import { startAskWorker } from '../worker/ask-worker';
 import { createApp } from './app';
 import { listen } from './http-server';
 import { loadApiLimits, loadTagTrainerTiming } from './config';
@@ -27,11 +29,17 @@ import { ReadRunner } from './read-path';
 import { createReadiness, dependencyProbes } from './readiness';
 import { WorkflowRunner } from './workflow-runner';
 
-export async function startServer(env = process.env): Promise<{ server: Server; close(): Promise<void> }> {
+export interface ServerOptions {
+  /** A prebuilt workflow bundle holding askWorkflow, for the API's ask worker (the tests build one). */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+export async function startServer(env = process.env, o: ServerOptions = {}): Promise<{ server: Server; close(): Promise<void> }> {
   const config = loadServicesConfig(env);
   const port = Number(env.API_PORT ?? 3000);
   if (env.LOG_LEVEL) logger.level = env.LOG_LEVEL;
-  const connection = await Connection.connect({ address: config.temporal.address });
+  // A worker's connection: the client shares it with this process's ask worker, which eager starts need.
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const weaviate = () => connectWeaviate(config.weaviate);
   // The daily purge of batch-evaluation results past their retention (workflows/eval-batch.ts).
@@ -50,8 +58,18 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
   // Searches run here (read-path.ts): this process embeds queries and queries Weaviate itself.
   const readLog = new ReadLog({ client: temporal, taskQueue: config.temporal.taskQueue, flushMs: positiveEnv(env, 'READ_LOG_FLUSH_MS', 10_000), logger });
   const english = createEnglishEncoder(config);
-  const reads = new ReadRunner({ weaviate, embedder: createEmbedder(config.embeddings), english, log: readLog });
+  const embedder = createEmbedder(config.embeddings);
+  const reads = new ReadRunner({ weaviate, embedder, english, log: readLog });
   const chat = createChatGateway(config.chat);
+  // Asks run here, in this process's ask worker, with the same clients as the reads (worker/ask-worker.ts).
+  const askWorker = await startAskWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    deps: { weaviate, embedder, english, chat },
+    workflowBundle: o.workflowBundle,
+    maxActivities: positiveEnv(env, 'API_MAX_MODEL_ACTIVITIES', 4),
+  });
   const sentimentModel = chat.engine === 'local' ? localModel() : undefined;
   if (sentimentModel?.english && !englishEncoderFor(english, sentimentModel)) {
     logger.warn({ encoder: sentimentModel.english.encoder }, 'the sentiment model reads English messages with an English encoder that is not configured (TAG_EMBEDDINGS_URL): they are scored with E5 and the lexicon alone');
@@ -85,6 +103,7 @@ export async function startServer(env = process.env): Promise<{ server: Server; 
       rateCounter.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await readLog.stop();
+      await askWorker.stop();
       await health.stop();
       await connection.close();
       await temporalProbe.close();

@@ -5,7 +5,7 @@
  */
 import { Client, WorkflowHandle, WorkflowIdConflictPolicy } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import { OperationAttr, TenantId, type Operation } from '../workflows/constants';
+import { askTaskQueue, OperationAttr, TenantId, type Operation } from '../workflows/constants';
 import { requestTimeout, unavailable } from './errors';
 import { deadlinePassed } from './middlewares/deadline';
 import { temporalErrorToApiError } from './temporal-errors';
@@ -35,6 +35,12 @@ export interface StartOptions<A, R> {
    * unbounded when not given (uploads must complete).
    */
   runTimeoutMs?: number;
+  /**
+   * Start it eagerly on the ask task queue, whose worker runs in this process (worker/ask-worker.ts):
+   * the first workflow task comes back with the start. That worker is there whenever this process
+   * is, so no poller check is needed.
+   */
+  eagerAsk?: boolean;
 }
 
 export class WorkflowRunner {
@@ -49,9 +55,10 @@ export class WorkflowRunner {
 
   async start<A, R>(o: StartOptions<A, R>): Promise<WorkflowHandle<WorkflowFn<A, R>>> {
     const start = async () => {
-      if (!(await this.presence.isPolling())) throw unavailable('no worker is polling the task queue; try again shortly');
+      if (!o.eagerAsk && !(await this.presence.isPolling())) throw unavailable('no worker is polling the task queue; try again shortly');
       return this.client.workflow.start(o.workflow, {
-        taskQueue: this.taskQueue,
+        taskQueue: o.eagerAsk ? askTaskQueue(this.taskQueue) : this.taskQueue,
+        requestEagerStart: o.eagerAsk,
         workflowId: `${o.operation}:${o.tenant}:${o.key}`,
         args: [o.input],
         workflowIdConflictPolicy: o.attachToRunning ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,

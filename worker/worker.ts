@@ -6,11 +6,11 @@
  * never holds the slots other work needs; grading's CPU work runs on threads (domain/cpu), and
  * tag training's fit on a thread of its own.
  */
-import { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { positiveEnv, type ServicesConfig } from '../domain/config';
 import { ensureCollections } from '../domain/weaviate/collections';
-import { gradingTaskQueue, ingestionTaskQueue } from '../workflows/constants';
+import { askTaskQueue, gradingTaskQueue, ingestionTaskQueue } from '../workflows/constants';
 import { createActivityDeps } from './deps';
 
 export interface CreateWorkerOptions {
@@ -34,11 +34,22 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
   // them, so runs that scheduled an activity on the other queue before the split still complete.
   const activities = createActivities(deps);
   const taskQueue = o.taskQueue ?? o.config.temporal.taskQueue;
+  // Bundled once for the two queues that run workflows.
+  const workflowBundle = o.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger }));
   const main = await Worker.create({
     connection: o.connection,
     namespace: o.config.temporal.namespace,
     taskQueue,
-    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    workflowBundle,
+    activities,
+    maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_ACTIVITIES', 4),
+  });
+  // Asks the API processes' own ask workers did not take (docs/api.md, "Ask").
+  const ask = await Worker.create({
+    connection: o.connection,
+    namespace: o.config.temporal.namespace,
+    taskQueue: askTaskQueue(taskQueue),
+    workflowBundle,
     activities,
     maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_ACTIVITIES', 4),
   });
@@ -56,7 +67,7 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
     activities,
     maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_GRADING_ACTIVITIES', 8),
   });
-  const workers = [main, ingestion, grading];
+  const workers = [main, ask, ingestion, grading];
   const stopRunning = () => {
     for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
   };

@@ -22,6 +22,13 @@ export const ingestionTaskQueue = (taskQueue: string) => `${taskQueue}-ingestion
  */
 export const gradingTaskQueue = (taskQueue: string) => `${taskQueue}-grading`;
 
+/**
+ * Ask runs on a task queue of its own, polled by a worker inside each API process (so the API can
+ * start an ask eagerly: its first workflow task comes back with the start, and runs where the
+ * request waits) and by the worker processes.
+ */
+export const askTaskQueue = (taskQueue: string) => `${taskQueue}-ask`;
+
 /** The Operation search attribute and the first part of every workflow id. */
 export const OPERATIONS = {
   upsertArticles: 'articles-upsert',

@@ -17,6 +17,7 @@ import { presentAnswer } from '../presenters/ask';
 import { operation } from '../schemas/operations';
 import { guard } from './guard';
 import { productList } from './search';
+import { readRoute, type ReadRequest } from './read-route';
 import { phaseTimings } from './server-timing';
 import type { RouteModule } from './types';
 
@@ -49,6 +50,7 @@ export const assistantRoutes: RouteModule = (router, deps) => {
       requestId: ctx.state.requestId,
       deadline: ctx.state.deadline,
       attributes: [{ key: ChatIdAttr, value: chatId }],
+      eagerAsk: true,
       // An ask nobody waits for any more ends a minute after its deadline.
       runTimeoutMs: Math.max(0, ctx.state.deadline - Date.now()) + 60_000,
       input: {
@@ -78,21 +80,21 @@ export const assistantRoutes: RouteModule = (router, deps) => {
   });
 
   const feedback = operation('sendFeedback');
-  router.post(feedback.path, guard(deps, feedback, 'model'), async function sendFeedback(ctx) {
-    const body = ctx.state.input.body as FeedbackRequest;
-    const { tenant } = ctx.state.auth as AuthState;
-    await deps.reads.run({
+  router.post(
+    feedback.path,
+    guard(deps, feedback, 'model'),
+    readRoute(deps, {
+      name: 'sendFeedback',
       operation: OPERATIONS.feedback,
-      tenant,
-      deadline: ctx.state.deadline,
-      read: async (d) => {
+      prepare: ({ body, tenant }: ReadRequest<FeedbackRequest>) => ({ tenant, answerId: body.id, details: body.feedbackDetails }),
+      read: async (d, { tenant, answerId, details }) => {
         // The ask stored its answer before it answered: no waiting for it.
-        const answer = await findAnswer(d, { tenant, answerId: body.id });
+        const answer = await findAnswer(d, { tenant, answerId });
         // 404 is not among the spec's statuses for feedback (docs/api.md).
-        if (!answer) throw badRequest(`/id names no answer of this tenant: ${JSON.stringify(body.id)} `);
-        await storeFeedback(d, { tenant, feedback: { answerId: answer.answerId, details: body.feedbackDetails, rating: feedbackRating(body.feedbackDetails), createdAt: Date.now() } });
+        if (!answer) throw badRequest(`/id names no answer of this tenant: ${JSON.stringify(answerId)} `);
+        await storeFeedback(d, { tenant, feedback: { answerId, details, rating: feedbackRating(details), createdAt: Date.now() } });
       },
-    });
-    ctx.body = { result: 'success' };
-  });
+      respond: () => ({ result: 'success' }),
+    }),
+  );
 };

@@ -7,16 +7,13 @@
 import type { ConversationText } from '../../domain/summary/conversation';
 import { requestLanguage } from '../../domain/text/language';
 import { caseConversation, hasText, summarize } from '../../domain/summary/summarize';
-import type { SearchPhase } from '../../domain/weaviate/retrieve';
 import { OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
-import type { AuthState } from '../middlewares/auth';
 import { presentSummary } from '../presenters/summary';
-import { modelPolicy, READ_POLICY } from '../read-path';
 import { operation } from '../schemas/operations';
 import type { SummaryRequest } from '../../domain/contracts/summary';
 import { guard } from './guard';
-import { serverTiming } from './server-timing';
+import { readRoute, type ReadRequest } from './read-route';
 import type { RouteModule } from './types';
 
 const NO_TEXT = 'at least one of /subject, /description, /comments must be non-empty';
@@ -29,21 +26,19 @@ function summaryLanguage(header: unknown, c: ConversationText): string {
 
 export const conversationsRoutes: RouteModule = (router, deps) => {
   const op = operation('summarize');
-  const policy = deps.chat.engine === 'openai' ? modelPolicy(deps.chatTimeoutMs) : READ_POLICY;
-  router.post(op.path, guard(deps, op, 'model'), async function summarizeConversation(ctx) {
-    const body = ctx.state.input.body as SummaryRequest;
-    const { tenant } = ctx.state.auth as AuthState;
-    const own: ConversationText = { subject: body.subject, description: body.description, comments: body.comments?.map((c) => c.comment) };
-    const conversationId = body.conversationId;
-    if (!hasText(own) && !conversationId) throw badRequest(NO_TEXT);
-    const header = ctx.state.input.headers['X-Language-Iso-Code'];
-    const timings: Partial<Record<SearchPhase, number>> = {};
-    const { result, timing } = await deps.reads.run({
+  router.post(
+    op.path,
+    guard(deps, op, 'model'),
+    readRoute(deps, {
+      name: 'summarizeConversation',
       operation: OPERATIONS.summary,
-      tenant,
-      deadline: ctx.state.deadline,
-      policy,
-      read: async (d) => {
+      usesModel: true,
+      prepare: ({ body, headers, tenant }: ReadRequest<SummaryRequest>) => {
+        const own: ConversationText = { subject: body.subject, description: body.description, comments: body.comments?.map((c) => c.comment) };
+        if (!hasText(own) && !body.conversationId) throw badRequest(NO_TEXT);
+        return { tenant, own, conversationId: body.conversationId, header: headers['X-Language-Iso-Code'], format: body.format ?? 'markdown' };
+      },
+      read: async (d, { tenant, own, conversationId, header }) => {
         let conversation = own;
         if (!hasText(own)) {
           const stored = await caseConversation(d, { tenant, caseId: conversationId! });
@@ -52,11 +47,9 @@ export const conversationsRoutes: RouteModule = (router, deps) => {
           if (!hasText(stored)) throw badRequest(`/conversationId names a case with no public text to summarize: ${JSON.stringify(conversationId)}; ${NO_TEXT}`);
           conversation = stored;
         }
-        const language = summaryLanguage(header, conversation);
-        return summarize({ chat: deps.chat, signal: d.signal, timings }, { conversation, language });
+        return summarize({ chat: deps.chat, signal: d.signal, timings: d.timings }, { conversation, language: summaryLanguage(header, conversation) });
       },
-    });
-    ctx.set('Server-Timing', serverTiming(timing, timings));
-    ctx.body = presentSummary(result.draft, body.format ?? 'markdown');
-  });
+      respond: (result, { format }) => presentSummary(result.draft, format),
+    }),
+  );
 };

@@ -1,14 +1,13 @@
 /** POST /v1/search/cases and GET /v1/community/search/articles: reads in the API process (read-path.ts). */
 import * as retrieve from '../../domain/weaviate/retrieve';
-import type { SearchPhase } from '../../domain/weaviate/retrieve';
 import { OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
-import { requireBusiness, type AuthState } from '../middlewares/auth';
+import { requireBusiness } from '../middlewares/auth';
 import { presentArticleHit, presentCaseHit } from '../presenters/search';
 import { operation } from '../schemas/operations';
 import { CASE_SEARCH_WINDOW, type SearchArticlesQuery, type SearchCasesRequest } from '../../domain/contracts/search';
 import { guard } from './guard';
-import { serverTiming } from './server-timing';
+import { readRoute, type ReadRequest } from './read-route';
 import type { RouteModule } from './types';
 
 /** The spec's rules 1, 3 and 4: what to search for and which window of results to return. */
@@ -29,44 +28,37 @@ export const productList = (productId?: string) => (productId ?? '').split(',').
 
 export const searchRoutes: RouteModule = (router, deps) => {
   const cases = operation('searchCases');
-  router.post(cases.path, guard(deps, cases, 'search'), async function searchCases(ctx) {
-    const body = ctx.state.input.body as SearchCasesRequest;
-    const window = caseSearchWindow(body);
-    const { tenant } = ctx.state.auth as AuthState;
-    const input = {
-      tenant,
-      query: body.query?.trim() || undefined,
-      conversationId: body.conversationId,
-      productIds: productList(body.productId),
-      formId: body.formId,
-      sourceBrandId: body.sourceBrandId,
-      filterUrls: body.filterUrls ?? [],
-      ...window,
-    };
-    const timings: Partial<Record<SearchPhase, number>> = {};
-    const { result, timing } = await deps.reads.run({
+  router.post(
+    cases.path,
+    guard(deps, cases, 'search'),
+    readRoute(deps, {
+      name: 'searchCases',
       operation: OPERATIONS.searchCases,
-      tenant,
-      deadline: ctx.state.deadline,
-      read: (d) => retrieve.searchCases({ ...d, timings }, input),
-    });
-    ctx.set('Server-Timing', serverTiming(timing, timings));
-    ctx.body = { results: result.map(presentCaseHit) };
-  });
+      prepare: ({ body, tenant }: ReadRequest<SearchCasesRequest>) => ({
+        tenant,
+        query: body.query?.trim() || undefined,
+        conversationId: body.conversationId,
+        productIds: productList(body.productId),
+        formId: body.formId,
+        sourceBrandId: body.sourceBrandId,
+        filterUrls: body.filterUrls ?? [],
+        ...caseSearchWindow(body),
+      }),
+      read: (d, input) => retrieve.searchCases(d, input),
+      respond: (hits) => ({ results: hits.map(presentCaseHit) }),
+    }),
+  );
 
   const articles = operation('searchArticles');
-  router.get(articles.path, guard(deps, articles, 'search', requireBusiness(deps.verifier)), async function searchArticles(ctx) {
-    const query = ctx.state.input.query as SearchArticlesQuery;
-    const { tenant } = ctx.state.auth as AuthState;
-    const input = { tenant, text: query.text, offset: query.offset ?? 0, limit: query.limit ?? 25 };
-    const timings: Partial<Record<SearchPhase, number>> = {};
-    const { result, timing } = await deps.reads.run({
+  router.get(
+    articles.path,
+    guard(deps, articles, 'search', requireBusiness(deps.verifier)),
+    readRoute(deps, {
+      name: 'searchArticles',
       operation: OPERATIONS.searchArticles,
-      tenant,
-      deadline: ctx.state.deadline,
-      read: (d) => retrieve.searchArticles({ ...d, timings }, input),
-    });
-    ctx.set('Server-Timing', serverTiming(timing, timings));
-    ctx.body = { articles: result.map(presentArticleHit) };
-  });
+      prepare: ({ query, tenant }: ReadRequest<undefined, SearchArticlesQuery>) => ({ tenant, text: query.text, offset: query.offset ?? 0, limit: query.limit ?? 25 }),
+      read: (d, input) => retrieve.searchArticles(d, input),
+      respond: (hits) => ({ articles: hits.map(presentArticleHit) }),
+    }),
+  );
 };

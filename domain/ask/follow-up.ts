@@ -8,7 +8,7 @@
 import type { ChatGateway } from '../models/chat';
 import { contentTokens, words } from './sentences';
 
-/** One earlier turn of a session, as the session workflow keeps it. */
+/** One earlier turn of a session, read from its stored answer (ask/answer.ts, `sessionTurns`). */
 export interface Turn {
   question: string;
   /** The question as it was searched for. */

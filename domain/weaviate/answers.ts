@@ -1,8 +1,7 @@
 /**
  * Answers of ask and the feedback on them, per tenant (collections AskAnswer and AskFeedback).
- * The tenant's answer log (first turns) and the session workflows (later turns) store each answer
- * through the `storeAnswers` activity (idempotent: the object id comes from the answer id);
- * feedback is written by the API as it arrives, one object per feedback, so two at once never
+ * Each ask stores its answer before it returns (activity `storeAnswer`; idempotent: the object id
+ * comes from the answer id); feedback is written by the API as it arrives, one object per feedback, so two at once never
  * overwrite each other.
  */
 import type { WeaviateClient } from 'weaviate-client';

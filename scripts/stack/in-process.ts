@@ -24,7 +24,8 @@ export interface InProcessApp {
 }
 
 let runtimeInstalled = false;
-function installRuntime(): void {
+/** The Temporal runtime of the tests' process, with its log level; installed once, by whichever test needs it first. */
+export function installRuntime(): void {
   if (runtimeInstalled) return;
   Runtime.install({ logger: temporalLogger((process.env.WORKER_LOG_LEVEL as LogLevel) ?? 'ERROR') });
   runtimeInstalled = true;
@@ -42,7 +43,7 @@ export async function startInProcess(o: { env?: Record<string, string> } = {}): 
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
   const worker = await createWorker({ config, connection: nativeConnection, workflowBundle, taskQueue });
   const running = worker.run();
-  const api = await startServer(env);
+  const api = await startServer(env, { workflowBundle });
   const connection = await Connection.connect({ address: config.temporal.address });
   const { port } = api.server.address() as AddressInfo;
   return {

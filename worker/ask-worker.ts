@@ -1,0 +1,46 @@
+/**
+ * The ask worker that runs inside each API process, on the task queue `<TASK_QUEUE>-ask`, over the
+ * API's own Temporal connection. With it the API starts each ask eagerly (`requestEagerStart`):
+ * the server hands the new execution's first workflow task back in the start's answer, so the
+ * ask's local activities (retrieval, composition, storing the answer) run here, in the process
+ * the request waits in, with the API's embedding scheduler and fair admission, and no task goes
+ * through the server's matching. When this worker has no free slot, the server dispatches the
+ * task to any poller of the queue instead: the worker processes poll it too.
+ */
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createAskActivities, type AskActivityDeps } from '../activities';
+import { askTaskQueue } from '../workflows/constants';
+
+export interface AskWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: AskActivityDeps;
+  /** A prebuilt bundle holding askWorkflow (the tests build one); otherwise workflows/ask.ts is bundled at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Model calls of asks this process runs at once (the local steps are local activities). */
+  maxActivities: number;
+}
+
+export interface AskWorker {
+  /** Stops polling and waits for the tasks in hand. */
+  stop(): Promise<void>;
+}
+
+export async function startAskWorker(o: AskWorkerOptions): Promise<AskWorker> {
+  const worker = await Worker.create({
+    connection: o.connection,
+    namespace: o.namespace,
+    taskQueue: askTaskQueue(o.taskQueue),
+    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows/ask') }),
+    activities: createAskActivities(o.deps),
+    maxConcurrentActivityTaskExecutions: o.maxActivities,
+  });
+  const running = worker.run();
+  return {
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
+  };
+}
