@@ -7,7 +7,12 @@
  * queries first, tenants in turn. Passages are sent in small batches (at most `batchSize` texts and
  * `batchChars` characters), so a query waits for one small batch at most. A query text is cut to
  * the model's input window (token-window.ts), and a query call, waiting included, is bounded by
- * `queryTimeoutMs`.
+ * `queryTimeoutMs`. Queries (and interactive passages) that wait for the same server are sent
+ * together, tenants in turn, up to the token bound of one call of that lane (`fastLaneTokens` on
+ * the fast lane, `maxTokens` on the bulk lane): one server call costs a fixed overhead that the
+ * queries then share, while a query arriving meanwhile still waits for one call's worth of tokens
+ * at most. The local server embeds each text of a call on its own, so a text's vector does not
+ * depend on the others sent with it.
  *
  * Two lanes when `queryBaseUrl` names a second server (the launcher starts one): short queries
  * and short interactive passages (every text at most `fastLaneTokens` by the token bound:
@@ -20,7 +25,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import OpenAI from 'openai';
 import type { ServicesConfig } from '../config';
-import { EmbeddingScheduler } from './embedding-scheduler';
+import { Batcher, EmbeddingScheduler } from './embedding-scheduler';
 import { tokenBound, truncateToWindow } from './token-window';
 
 export type EmbeddingInput = 'query' | 'passage';
@@ -64,27 +69,50 @@ export function passageBatches(texts: readonly string[], o: { maxTexts: number; 
   return batches;
 }
 
+/** The vectors of several callers' texts sent as one call, handed back per caller, in order. */
+function splitBack(items: readonly string[][], vectors: number[][]): number[][][] {
+  let at = 0;
+  return items.map((texts) => vectors.slice(at, (at += texts.length)));
+}
+
 /** The error of a query call that ran out of time; its name makes it a DependencyTimeout. */
 function queryTimeout(ms: number): Error {
   return Object.assign(new Error(`embedding the query timed out after ${ms} ms (waiting included)`), { name: 'TimeoutError' });
 }
 
-/** One embedding server and the scheduler of the calls this process sends it. */
+/** One embedding server, the scheduler of the calls this process sends it, and how they share calls. */
 interface Lane {
   client: OpenAI;
   scheduler: EmbeddingScheduler;
+  /** Texts a request waits for, per input type: one item is one caller's texts. */
+  batchers: Record<EmbeddingInput, Batcher<string[], number[][]>>;
 }
 
-export function createEmbedder(config: EmbeddingsConfig): Embedder {
-  const { maxTokens, queryTimeoutMs, maxInFlight, batchChars, fastLaneTokens } = { ...DEFAULTS, ...definedOnly(config) };
-  const lane = (baseURL: string): Lane => ({
-    client: new OpenAI({ baseURL, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 }),
-    scheduler: new EmbeddingScheduler({ maxInFlight }),
-  });
-  const bulk = lane(config.baseUrl);
-  const fast = config.queryBaseUrl && config.queryBaseUrl !== config.baseUrl ? lane(config.queryBaseUrl) : bulk;
+/** A caller's texts as one batch item: its cost is their summed token bound. */
+const costOf = (texts: readonly string[]) => texts.reduce((sum, t) => sum + tokenBound(t), 0);
 
-  async function call({ client }: Lane, input: string[], inputType: EmbeddingInput, signal?: AbortSignal): Promise<number[][]> {
+/**
+ * `shareCalls: false` sends every call alone: for a server whose vector of a text depends on the
+ * other texts of its call (the English encoder's 8-bit model quantizes per call), where sharing
+ * would let one request's text shift another's result.
+ */
+export function createEmbedder(config: EmbeddingsConfig, o: { shareCalls?: boolean } = {}): Embedder {
+  const { maxTokens, queryTimeoutMs, maxInFlight, batchChars, fastLaneTokens } = { ...DEFAULTS, ...definedOnly(config) };
+  const shareCalls = o.shareCalls ?? true;
+  const twoLanes = Boolean(config.queryBaseUrl && config.queryBaseUrl !== config.baseUrl);
+  /** A lane whose calls a request waits for share server calls up to `batchTokens`, the lane's longest single text. */
+  const lane = (baseURL: string, batchTokens: number): Lane => {
+    const client = new OpenAI({ baseURL, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 });
+    const batcher = (inputType: EmbeddingInput): Batcher<string[], number[][]> => ({
+      maxCost: shareCalls ? batchTokens : 0,
+      send: async (items, signal) => splitBack(items, await call(client, items.flat(), inputType, signal)),
+    });
+    return { client, scheduler: new EmbeddingScheduler({ maxInFlight }), batchers: { query: batcher('query'), passage: batcher('passage') } };
+  };
+  const bulk = lane(config.baseUrl, maxTokens);
+  const fast = twoLanes ? lane(config.queryBaseUrl!, fastLaneTokens) : bulk;
+
+  async function call(client: OpenAI, input: string[], inputType: EmbeddingInput, signal?: AbortSignal): Promise<number[][]> {
     // A signal of its own per call, unlinked afterwards: an activity makes many calls with one
     // signal, and the HTTP client never removes the listener it adds.
     const own = new AbortController();
@@ -114,7 +142,8 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
     const bounded = signal ? AbortSignal.any([signal, timer]) : timer;
     try {
       // The scheduler's query kind is its urgent one.
-      return await chosen.scheduler.run({ tenant, kind: 'query', signal: bounded }, () => call(chosen, input, inputType, bounded));
+      const batcher = chosen.batchers[inputType];
+      return await chosen.scheduler.runBatched({ tenant, kind: 'query', signal: bounded, item: input, cost: costOf(input), batcher });
     } catch (err) {
       if (timer.aborted && !signal?.aborted) throw queryTimeout(queryTimeoutMs);
       throw err;
@@ -127,7 +156,7 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
       if (inputType === 'query' || interactive) return embedNow(texts, inputType, tenant, signal);
       const vectors: number[][] = [];
       for (const batch of passageBatches(texts, { maxTexts: config.batchSize, maxChars: batchChars })) {
-        vectors.push(...(await bulk.scheduler.run({ tenant, kind: 'passage', signal }, () => call(bulk, batch, 'passage', signal))));
+        vectors.push(...(await bulk.scheduler.run({ tenant, kind: 'passage', signal }, () => call(bulk.client, batch, 'passage', signal))));
         onBatch?.();
       }
       return vectors;
@@ -151,12 +180,16 @@ export function cosine(a: readonly number[], b: readonly number[]): number {
 /**
  * The tag model's English encoder (config.tagEmbeddings), a client of its own with the same
  * timeouts and per-tenant turns as the embedding servers; undefined when none is configured.
- * Its texts are short (a case's opening), so a call carries more of them.
+ * Its texts are short (a case's opening), so a call carries more of them; calls of different
+ * requests never share a server call, since its vectors depend on the call's other texts.
  */
 export function createEnglishEncoder(config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>): Embedder | undefined {
   if (!config.tagEmbeddings) return undefined;
   const { baseUrl, model } = config.tagEmbeddings;
-  const inner = createEmbedder({ ...config.embeddings, baseUrl, model, queryBaseUrl: undefined, batchSize: 32, batchChars: 32 * ENGLISH_ENCODER_CHARS });
+  const inner = createEmbedder(
+    { ...config.embeddings, baseUrl, model, queryBaseUrl: undefined, batchSize: 32, batchChars: 32 * ENGLISH_ENCODER_CHARS },
+    { shareCalls: false },
+  );
   return { model, embed: (o) => inner.embed({ ...o, texts: o.texts.map((t) => t.slice(0, ENGLISH_ENCODER_CHARS)) }) };
 }
 

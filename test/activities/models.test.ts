@@ -70,6 +70,20 @@ describe('model gateway', () => {
       assert.ok(fast.reduce((s, x, i) => s + x * bulk[i], 0) > 0.999, 'the two servers embed alike');
     });
 
+    it('gives each of several tenants sending queries at once the vector its query gets alone', async () => {
+      // One call at the server: the first query goes alone, the three behind it share the next call.
+      const embedder = createEmbedder({ ...loadServicesConfig().embeddings, maxInFlight: 1 });
+      const texts = ['reset my password', 'the printer is offline', 'refund a double charge', 'export my data as csv'];
+      const alone: number[][] = [];
+      for (const text of texts) alone.push((await embedder.embed({ texts: [text], inputType: 'query' }))[0]);
+      const together = await Promise.all(texts.map((text, i) => embedder.embed({ texts: [text], inputType: 'query', tenant: `t${i}` })));
+      const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
+      together.forEach(([v], i) => {
+        assert.ok(dot(v, alone[i]) > 0.9999, `query ${i} got its own vector`);
+        if (i > 0) assert.ok(dot(v, alone[i - 1]) < 0.99, `query ${i} did not get its neighbour's`);
+      });
+    });
+
     it("the English encoder's vector cache embeds only unseen texts, per tenant, and returns the server's vectors", async () => {
       const encoder = createEnglishEncoder(loadServicesConfig());
       assert.ok(encoder, 'the test stack runs the English encoder');

@@ -1,11 +1,12 @@
 /**
  * The embedding scheduler's order (domain/models/embedding-scheduler.ts): queries before
  * passages, tenants in turn, each tenant's calls in order, passages not starved, aborted calls
- * leaving the queue. Calls are promises the test settles by hand, so no timing is involved.
+ * leaving the queue, and waiting calls of one batcher sent together, tenants in turn within the
+ * batch and its cost bound. Calls are promises the test settles by hand, so no timing is involved.
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { CallKind, EmbeddingScheduler } from '../../domain/models/embedding-scheduler';
+import { Batcher, CallKind, EmbeddingScheduler } from '../../domain/models/embedding-scheduler';
 import { passageBatches } from '../../domain/models/embeddings';
 
 /** A scheduler whose calls record their start and wait until the test finishes them. */
@@ -98,6 +99,107 @@ describe('embedding scheduler', () => {
     const scheduler = new EmbeddingScheduler({ maxInFlight: 1 });
     await assert.rejects(scheduler.run({ tenant: 't', kind: 'query' }, async () => Promise.reject(new Error('boom'))), /boom/);
     assert.equal(await scheduler.run({ tenant: 't', kind: 'query' }, async () => 'ok'), 'ok');
+    assert.equal(scheduler.running, 0);
+  });
+});
+
+/**
+ * A scheduler with batchers whose server calls record their items (each item a name whose cost is
+ * its length) and wait until the test finishes them; a finished call answers each item with its
+ * name in capitals, so a caller that got another's output shows.
+ */
+function batchHarness(o: { maxCost: number }) {
+  const scheduler = new EmbeddingScheduler({ maxInFlight: 1 });
+  const calls: { items: string[]; signal: AbortSignal; finish: () => void }[] = [];
+  const batcher = (): Batcher<string, string> => ({
+    maxCost: o.maxCost,
+    send: (items, signal) => new Promise((resolve) => calls.push({ items, signal, finish: () => resolve(items.map((i) => i.toUpperCase())) })),
+  });
+  const queries = batcher();
+  const submit = (item: string, tenant: string, o2: { batcher?: Batcher<string, string>; signal?: AbortSignal } = {}) =>
+    scheduler.runBatched({ tenant, kind: 'query', item, cost: item.length, batcher: o2.batcher ?? queries, signal: o2.signal });
+  const flush = () => new Promise((r) => setImmediate(r));
+  /** Finishes the oldest unfinished server call and lets the next one start. */
+  let finished = 0;
+  const finishNext = async () => {
+    calls[finished++].finish();
+    await flush();
+  };
+  /** Finishes calls in order until none is left; returns each call's items. */
+  const drain = async () => {
+    while (finished < calls.length) await finishNext();
+    return calls.map((c) => c.items);
+  };
+  return { scheduler, calls, batcher, submit, finishNext, drain };
+}
+
+describe('embedding scheduler: batches', () => {
+  it('sends the queries waiting behind a call as one call, each caller getting its own output', async () => {
+    const h = batchHarness({ maxCost: 100 });
+    const answers = [h.submit('busy', 'x'), h.submit('a1', 'a'), h.submit('b1', 'b'), h.submit('c1', 'c')];
+    assert.deepEqual(h.calls.map((c) => c.items), [['busy']]);
+    assert.deepEqual(h.scheduler.pending, { query: 3, passage: 0 });
+    assert.deepEqual(await h.drain(), [['busy'], ['a1', 'b1', 'c1']]);
+    assert.deepEqual(await Promise.all(answers), ['BUSY', 'A1', 'B1', 'C1']);
+    assert.equal(h.scheduler.running, 0);
+  });
+
+  it("takes tenants in turn within a batch, each tenant's oldest first, up to the cost bound", async () => {
+    // Costs are lengths: 'h1'..'h5' and 'l1' cost 2 each, so a batch holds 3 of them (6).
+    const h = batchHarness({ maxCost: 6 });
+    void h.submit('busy', 'x');
+    for (let i = 1; i <= 5; i++) void h.submit(`h${i}`, 'heavy');
+    void h.submit('l1', 'light');
+    assert.deepEqual(await h.drain(), [['busy'], ['h1', 'l1', 'h2'], ['h3', 'h4', 'h5']]);
+  });
+
+  it('sends a call above the bound alone, and a tenant whose call does not fit goes first next time', async () => {
+    const h = batchHarness({ maxCost: 6 });
+    void h.submit('busy', 'x');
+    void h.submit('a1', 'a');
+    void h.submit('bbbbb', 'b'); // 5: does not fit beside a1 (2 + 5 > 6)
+    void h.submit('c1', 'c');
+    void h.submit('dddddddd', 'd'); // 8: above the bound, alone
+    void h.submit('a2', 'a');
+    assert.deepEqual(await h.drain(), [['busy'], ['a1', 'c1', 'a2'], ['bbbbb'], ['dddddddd']]);
+  });
+
+  it('never mixes calls of different batchers (queries and passages a request waits for)', async () => {
+    const h = batchHarness({ maxCost: 100 });
+    const passages = h.batcher();
+    void h.submit('busy', 'x');
+    void h.submit('q1', 'a');
+    void h.submit('p1', 'b', { batcher: passages });
+    void h.submit('q2', 'c');
+    void h.submit('p2', 'd', { batcher: passages });
+    assert.deepEqual(await h.drain(), [['busy'], ['q1', 'q2'], ['p1', 'p2']]);
+  });
+
+  it('answers a caller that gives up during its batch at once, and aborts the call only when all have', async () => {
+    const h = batchHarness({ maxCost: 100 });
+    void h.submit('busy', 'x');
+    const [abortA, abortB] = [new AbortController(), new AbortController()];
+    const a = h.submit('a1', 'a', { signal: abortA.signal });
+    const b = h.submit('b1', 'b', { signal: abortB.signal });
+    await h.finishNext();
+    const batch = h.calls[1];
+    assert.deepEqual(batch.items, ['a1', 'b1']);
+    abortA.abort(new Error('a gave up'));
+    await assert.rejects(a, /a gave up/);
+    assert.equal(batch.signal.aborted, false, 'b still waits for the call');
+    abortB.abort(new Error('b gave up'));
+    await assert.rejects(b, /b gave up/);
+    assert.equal(batch.signal.aborted, true);
+    assert.equal(h.scheduler.running, 1, 'the call holds its place until the server answers');
+    await h.finishNext();
+    assert.equal(h.scheduler.running, 0);
+  });
+
+  it('rejects every caller of a batch whose call fails', async () => {
+    const scheduler = new EmbeddingScheduler({ maxInFlight: 1 });
+    const failing: Batcher<string, string> = { maxCost: 100, send: async () => Promise.reject(new Error('server down')) };
+    const both = ['a', 'b'].map((item) => scheduler.runBatched({ tenant: item, kind: 'query', item, cost: 1, batcher: failing }));
+    for (const p of both) await assert.rejects(p, /server down/);
     assert.equal(scheduler.running, 0);
   });
 });
