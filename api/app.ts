@@ -27,6 +27,12 @@ export interface ApiLimits {
   authFailuresPerMinute: number;
   /** How many searches run at once, per tenant and in all (api/middlewares/fair-admission.ts). */
   searchAdmission: FairAdmissionOptions;
+  /**
+   * How many asks run at once. An ask holds its place for its whole execution, about half of which
+   * (at concurrency 1) is Temporal recording and handing back the run, while the embedding server
+   * and Weaviate are free: so asks have a queue of their own, with more places.
+   */
+  askAdmission: FairAdmissionOptions;
   /** Default deadlines per kind of endpoint, in ms. */
   deadlines: { upload: number; search: number; model: number };
 }
@@ -35,6 +41,7 @@ export const DEFAULT_LIMITS: ApiLimits = {
   rateLimitPerMinute: 600,
   authFailuresPerMinute: 30,
   searchAdmission: { maxInFlight: 4, maxInFlightPerTenant: 4, maxInFlightShared: 1, maxQueuedPerTenant: 20 },
+  askAdmission: { maxInFlight: 16, maxInFlightPerTenant: 16, maxInFlightShared: 4, maxQueuedPerTenant: 20 },
   deadlines: { upload: 120_000, search: 15_000, model: 60_000 },
 };
 

@@ -4,6 +4,7 @@
 import { positiveEnv } from '../domain/config';
 import { TAG_TRAINER, type TagTrainerTiming } from '../workflows/tag-training';
 import { ApiLimits, DEFAULT_LIMITS } from './app';
+import type { FairAdmissionOptions } from './middlewares/fair-admission';
 
 /** Tag-trainer timing overrides (workflows/tag-training.ts), for tests and operators. */
 export function loadTagTrainerTiming(env: NodeJS.ProcessEnv = process.env): Partial<TagTrainerTiming> {
@@ -14,18 +15,23 @@ export function loadTagTrainerTiming(env: NodeJS.ProcessEnv = process.env): Part
   return timing;
 }
 
+/** An admission queue's limits from `<PREFIX>_MAX_IN_FLIGHT`, `…_PER_TENANT`, `…_SHARED` and `<PREFIX>_MAX_QUEUED_PER_TENANT`. */
+function admissionLimits(env: NodeJS.ProcessEnv, prefix: string, d: FairAdmissionOptions): FairAdmissionOptions {
+  return {
+    maxInFlight: positiveEnv(env, `${prefix}_MAX_IN_FLIGHT`, d.maxInFlight),
+    maxInFlightPerTenant: positiveEnv(env, `${prefix}_MAX_IN_FLIGHT_PER_TENANT`, d.maxInFlightPerTenant),
+    maxInFlightShared: positiveEnv(env, `${prefix}_MAX_IN_FLIGHT_SHARED`, d.maxInFlightShared ?? 1),
+    maxQueuedPerTenant: positiveEnv(env, `${prefix}_MAX_QUEUED_PER_TENANT`, d.maxQueuedPerTenant),
+  };
+}
+
 export function loadApiLimits(env: NodeJS.ProcessEnv = process.env): ApiLimits {
   const d = DEFAULT_LIMITS.deadlines;
-  const a = DEFAULT_LIMITS.searchAdmission;
   return {
     rateLimitPerMinute: positiveEnv(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_LIMITS.rateLimitPerMinute),
     authFailuresPerMinute: positiveEnv(env, 'AUTH_FAILURES_PER_MINUTE', DEFAULT_LIMITS.authFailuresPerMinute),
-    searchAdmission: {
-      maxInFlight: positiveEnv(env, 'SEARCH_MAX_IN_FLIGHT', a.maxInFlight),
-      maxInFlightPerTenant: positiveEnv(env, 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', a.maxInFlightPerTenant),
-      maxInFlightShared: positiveEnv(env, 'SEARCH_MAX_IN_FLIGHT_SHARED', a.maxInFlightShared ?? 1),
-      maxQueuedPerTenant: positiveEnv(env, 'SEARCH_MAX_QUEUED_PER_TENANT', a.maxQueuedPerTenant),
-    },
+    searchAdmission: admissionLimits(env, 'SEARCH', DEFAULT_LIMITS.searchAdmission),
+    askAdmission: admissionLimits(env, 'ASK', DEFAULT_LIMITS.askAdmission),
     deadlines: {
       upload: positiveEnv(env, 'DEADLINE_UPLOAD_MS', d.upload),
       search: positiveEnv(env, 'DEADLINE_SEARCH_MS', d.search),

@@ -52,7 +52,7 @@ const GOALS = {
   api_over_direct_throughput_c16_min: 0.8,
 };
 /** Settings of the API and the worker that shape the read path; null means the default. */
-const SETTINGS = ['SEARCH_MAX_IN_FLIGHT', 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT_SHARED', 'SEARCH_MAX_QUEUED_PER_TENANT', 'WORKER_MAX_ACTIVITIES', 'EMBEDDINGS_MAX_IN_FLIGHT', 'RATE_LIMIT_PER_MINUTE'];
+const SETTINGS = ['ASK_MAX_IN_FLIGHT', 'ASK_MAX_IN_FLIGHT_PER_TENANT', 'ASK_MAX_IN_FLIGHT_SHARED', 'ASK_MAX_QUEUED_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT', 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT_SHARED', 'SEARCH_MAX_QUEUED_PER_TENANT', 'WORKER_MAX_ACTIVITIES', 'EMBEDDINGS_MAX_IN_FLIGHT', 'RATE_LIMIT_PER_MINUTE'];
 
 interface Options {
   datasets: string;
@@ -227,8 +227,10 @@ async function latency(app: InProcessApp, o: Options) {
     const body = presentAnswer({ id, answer: result.answer, language: result.language, intentTag: result.intentTag });
     return { status: 200, body, serverTiming: timingHeader(result.timings, performance.now() - started) };
   };
+  let lastAnswerId = '';
   const api = async (query: string) => {
     const res = await client.raw('POST', '/v1/assistant/ask', { query });
+    if (res.status === 200) lastAnswerId = res.body.id;
     return { status: res.status, body: res.body, serverTiming: res.headers.get('server-timing') ?? undefined };
   };
   const calls: Record<Mode, (q: string) => Promise<{ status: number; body: any; serverTiming?: string }>> = { direct, api };
@@ -283,6 +285,7 @@ async function latency(app: InProcessApp, o: Options) {
     clearInterval(sampler);
   }
   loadSamples.push(load1m());
+  const history = await askHistory(app, tenant, lastAnswerId);
 
   const high = `c${o.concurrency}`;
   return {
@@ -308,10 +311,23 @@ async function latency(app: InProcessApp, o: Options) {
     [`api_over_direct_throughput_${high}`]: ratio(stats[`api_${high}`].per_s, stats[`direct_${high}`].per_s),
     [`api_over_direct_p50_${high}`]: ratio(stats[`api_${high}`].p50_ms, stats[`direct_${high}`].p50_ms),
     same_answer_direct_and_api: `${same}/${checked.length}`,
+    history_of_one_ask: history,
     answered_share: Object.fromEntries(MODES.map((m) => [m, round(answeredBy[m].answered / Math.max(1, answeredBy[m].calls))])),
     breakdown,
     load_average_1m: { before_measuring: loadBeforeMeasuring, while_measuring: { min: Math.min(...loadSamples), mean: round(loadSamples.reduce((a, b) => a + b, 0) / loadSamples.length, 2), max: Math.max(...loadSamples), samples: loadSamples.length } },
   };
+}
+
+/** The events of one ask's execution, by type: what each ask leaves in Temporal's history. */
+async function askHistory(app: InProcessApp, tenant: string, answerId: string) {
+  const events = (await app.temporal.workflow.getHandle(`ask:${tenant}:${answerId}`).fetchHistory()).events ?? [];
+  const byType: Record<string, number> = {};
+  for (const e of events) {
+    const attributes = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? 'unknown';
+    const type = attributes.replace(/EventAttributes$/, '');
+    byType[type] = (byType[type] ?? 0) + 1;
+  }
+  return { workflow_id: `ask:${tenant}:${answerId}`, events: events.length, by_type: byType };
 }
 
 async function tune(app: InProcessApp, o: Options) {

@@ -47,9 +47,10 @@ const steps = proxyLocalActivities<Activities>(STEP);
 /**
  * A model call: each attempt the model's own timeout plus a margin; three attempts, 2 s then 6 s
  * apart, or after the provider's Retry-After when it rate-limits (domain/failures.ts), and none
- * started once the request's deadline has passed.
+ * started once the request's deadline has passed. Made when the call is, so that its budget is
+ * what is left of the request's.
  */
-function modelCalls(input: AskWorkflowInput) {
+function modelCall(input: AskWorkflowInput) {
   const options: ActivityOptions = {
     startToCloseTimeout: input.modelTimeoutMs + 5000,
     scheduleToCloseTimeout: Math.max(1000, input.deadline - Date.now()),
@@ -60,14 +61,14 @@ function modelCalls(input: AskWorkflowInput) {
 
 export async function askWorkflow(input: AskWorkflowInput): Promise<AskWorkflowResult> {
   const { question: q, engine } = input;
-  const model = engine === 'openai' ? modelCalls(input) : undefined;
+  const model = engine === 'openai';
   const history = q.followUp ? await steps.readSessionTurns({ tenant: q.tenant, chatId: q.chatId }) : undefined;
   const turns = history?.value ?? [];
-  const standalone = model && turns.length > 0 ? await model.rewriteFollowUp({ question: q.question, history: turns }) : undefined;
+  const standalone = model && turns.length > 0 ? await modelCall(input).rewriteFollowUp({ question: q.question, history: turns }) : undefined;
   const found = await steps.retrieveSources({ ...q, history: turns, standalone, engine });
   const { sources, language } = found.value;
   const composed = model
-    ? await model.composeModelAnswer({ question: q.question, history: turns, sources, language })
+    ? await modelCall(input).composeModelAnswer({ question: q.question, history: turns, sources, language })
     : await steps.composeLocalAnswer({ standalone: found.value.standalone, sources, language });
   const { intentTag } = found.value;
   const result: AskAnswer = { answerId: q.answerId, chatId: q.chatId, standalone: found.value.standalone, language, engine, intentTag, answer: composed.value };

@@ -83,7 +83,7 @@ export class FairQueue {
       };
       const queue = this.waiting.get(tenant) ?? [];
       if (queue.length >= this.o.maxQueuedPerTenant) {
-        reject(new ApiError(429, `too many searches of this tenant are waiting (${queue.length}); retry after 1 s`, { 'Retry-After': '1' }));
+        reject(new ApiError(429, `too many requests of this tenant are waiting for their turn (${queue.length}); retry after 1 s`, { 'Retry-After': '1' }));
         return;
       }
       queue.push(waiter);
@@ -92,7 +92,7 @@ export class FairQueue {
       this.dispatch();
       if (this.isWaiting(tenant, waiter)) {
         timer = setTimeout(() => {
-          if (this.remove(tenant, waiter)) reject(requestTimeout('the search waited for its turn until the request deadline passed'));
+          if (this.remove(tenant, waiter)) reject(requestTimeout('the request waited for its turn until its deadline passed'));
         }, Math.max(0, deadline - Date.now()));
       }
     });

@@ -34,7 +34,7 @@ const STEPS = ['history', 'retrieve', 'compose', 'model', 'store'] as const;
 
 export const assistantRoutes: RouteModule = (router, deps) => {
   const ask = operation('ask');
-  router.post(ask.path, guard(deps, ask, 'model'), deps.searchAdmission, async function askQuestion(ctx) {
+  router.post(ask.path, guard(deps, ask, 'model'), deps.askAdmission, async function askQuestion(ctx) {
     const body = ctx.state.input.body as AskRequest;
     const { tenant } = ctx.state.auth as AuthState;
     const { headers } = ctx.state.input;

@@ -37,6 +37,7 @@ export function createRouter(deps: RouteDeps): Router {
     ...deps,
     rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, counter: deps.rateCounter }),
     searchAdmission: fairAdmission(new FairQueue(deps.limits.searchAdmission)),
+    askAdmission: fairAdmission(new FairQueue(deps.limits.askAdmission)),
   };
   for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, assistantRoutes, conversationsRoutes, sentimentRoutes, tagRoutes, autoevalRoutes]) mount(router, routeDeps);
   return router;

@@ -3,6 +3,6 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { RouteDeps } from '../app';
 
-export type RouterDeps = RouteDeps & { rateLimiter: Middleware; searchAdmission: Middleware };
+export type RouterDeps = RouteDeps & { rateLimiter: Middleware; searchAdmission: Middleware; askAdmission: Middleware };
 
 export type RouteModule = (router: Router, deps: RouterDeps) => void;

@@ -5,7 +5,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ChatMode = { kind: 'answer'; content: string | ((messages: { role: string; content: string }[]) => string) } | { kind: 'stall' } | { kind: 'fail'; status: number } | { kind: 'malformed' };
+export type ChatMode =
+  | { kind: 'answer'; content: string | ((messages: { role: string; content: string }[]) => string) }
+  | { kind: 'stall' }
+  | { kind: 'fail'; status: number; retryAfter?: string }
+  | { kind: 'malformed' }
+  /** Each request takes the next mode of the list; the last one stays. */
+  | { kind: 'sequence'; modes: ChatMode[] };
 
 export interface ChatServer {
   baseUrl: string;
@@ -13,6 +19,15 @@ export interface ChatServer {
   mode: ChatMode;
   requests: any[];
   close(): Promise<void>;
+}
+
+/** The mode this request is answered with: a sequence's next one. */
+function next(state: ChatServer): Exclude<ChatMode, { kind: 'sequence' }> {
+  const m = state.mode;
+  if (m.kind !== 'sequence') return m;
+  const [first, ...rest] = m.modes;
+  if (rest.length > 0) state.mode = { kind: 'sequence', modes: rest };
+  return next({ ...state, mode: first });
 }
 
 export async function startChatServer(mode: ChatMode = { kind: 'answer', content: 'ok' }): Promise<ChatServer> {
@@ -24,9 +39,9 @@ export async function startChatServer(mode: ChatMode = { kind: 'answer', content
     req.on('end', () => {
       const body = raw ? JSON.parse(raw) : {};
       state.requests.push(body);
-      const m = state.mode;
+      const m = next(state);
       if (m.kind === 'stall') return void stalled.add(res);
-      if (m.kind === 'fail') return void res.writeHead(m.status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: 'injected failure' } }));
+      if (m.kind === 'fail') return void res.writeHead(m.status, { 'Content-Type': 'application/json', ...(m.retryAfter ? { 'Retry-After': m.retryAfter } : {}) }).end(JSON.stringify({ error: { message: 'injected failure' } }));
       if (m.kind === 'malformed') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"choices": [ not json');
       const content = typeof m.content === 'function' ? m.content(body.messages ?? []) : m.content;
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(

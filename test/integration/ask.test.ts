@@ -279,6 +279,50 @@ describe('POST /v1/assistant/ask (model engine, test model server)', () => {
     assert.match(res.body.error, /^the model service returned an answer that could not be read/);
   });
 
+  /** The attempts of each activity of an ask's execution, from its history: the started events carry the attempt. */
+  async function activityAttempts(answerId: string) {
+    const history = await model.app.temporal.workflow.getHandle(`ask:${model.tenant}:${answerId}`).fetchHistory();
+    const names = new Map<string, string>();
+    const attempts: { activity: string; attempt: number; lastFailure?: string; nextRetryDelaySeconds?: number }[] = [];
+    for (const e of history.events ?? []) {
+      const scheduled = e.activityTaskScheduledEventAttributes;
+      if (scheduled) names.set(String(e.eventId), scheduled.activityType?.name ?? '');
+      const started = e.activityTaskStartedEventAttributes;
+      if (started) {
+        const failure = started.lastFailure;
+        attempts.push({ activity: names.get(String(started.scheduledEventId)) ?? '', attempt: started.attempt ?? 0, lastFailure: failure?.message ?? undefined, nextRetryDelaySeconds: Number(failure?.applicationFailureInfo?.nextRetryDelay?.seconds ?? NaN) });
+      }
+    }
+    return attempts;
+  }
+
+  it('succeeds on the model call\'s second attempt, and the history shows the failed one', async () => {
+    chat.mode = { kind: 'sequence', modes: [{ kind: 'fail', status: 503 }, { kind: 'answer', content: JSON.stringify({ answer: 'Refunds are issued within 14 days [1].', sources: [1] }) }] };
+    const res = await modelAsk({ query: 'How long do refunds take?' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.plaintext, 'Refunds are issued within 14 days.');
+    const [compose] = (await activityAttempts(res.body.id)).filter((a) => a.activity === 'composeModelAnswer');
+    assert.equal(compose.attempt, 2);
+    assert.equal(compose.lastFailure, 'the model service failed (status 503)');
+  });
+
+  it('waits for the Retry-After of a rate-limited model before its next attempt', async () => {
+    chat.mode = { kind: 'sequence', modes: [{ kind: 'fail', status: 429, retryAfter: '1' }, { kind: 'answer', content: JSON.stringify({ answer: 'Refunds are issued within 14 days [1].', sources: [1] }) }] };
+    const res = await modelAsk({ query: 'How long do refunds take?' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const [compose] = (await activityAttempts(res.body.id)).filter((a) => a.activity === 'composeModelAnswer');
+    assert.equal(compose.attempt, 2);
+    assert.equal(compose.lastFailure, 'the model service failed (status 429)');
+    assert.equal(compose.nextRetryDelaySeconds, 1);
+  });
+
+  it('answers 408 when the request deadline comes while the model stalls', async () => {
+    chat.mode = { kind: 'stall' };
+    const res = await modelAsk({ query: 'How long do refunds take?' }, { 'Request-Timeout': '0.6' });
+    assert.equal(res.status, 408, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'REQUEST_TIMEOUT');
+  });
+
   it('answers 504 when the model stalls past its timeout and retries', async () => {
     chat.mode = { kind: 'stall' };
     const res = await modelAsk({ query: 'How long do refunds take?' });

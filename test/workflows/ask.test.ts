@@ -1,0 +1,228 @@
+/**
+ * The ask workflow (workflows/ask.ts) on the time-skipping test server: its steps in order as
+ * local activities, a session's turns read only for a follow-up, the answer stored before the
+ * result, a model call's retries (each attempt in the history, the provider's Retry-After
+ * honoured) and its timeout, and a history of a few events per ask.
+ */
+import assert from 'node:assert/strict';
+import { Context } from '@temporalio/activity';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import { describe, it } from 'mocha';
+import type { Activities } from '../../activities';
+import type { AskQuestion } from '../../domain/ask/answer';
+import type { ComposedAnswer, RankedSource } from '../../domain/ask/compose';
+import { askWorkflow, type AskWorkflowInput } from '../../workflows/ask';
+import { eventTimeMs, historyOf, withTestWorkers } from '../helpers/time-skipping';
+
+type AskActivities = Pick<
+  Activities,
+  | 'readSessionTurns'
+  | 'rewriteFollowUp'
+  | 'retrieveSources'
+  | 'composeLocalAnswer'
+  | 'composeModelAnswer'
+  | 'storeAnswer'
+>;
+
+const source: RankedSource = {
+  kind: 'article',
+  id: 'reset',
+  title: 'Password reset',
+  url: 'https://help.example.com/reset',
+  similarity: 0.9,
+  titleSimilarity: 0.9,
+  retrievalRank: 0,
+  boost: 0,
+  passages: ['Open Settings and choose Reset password.'],
+  support: 0.9,
+};
+const composed: ComposedAnswer = {
+  responseType: 'ai-answer-with-kb-links',
+  parts: [{ text: 'Open Settings and choose Reset password.' }],
+  used: [{ ...source, passages: [] }],
+};
+
+const question = (o: Partial<AskQuestion> = {}): AskQuestion => ({
+  tenant: 't1',
+  answerId: `a-${Math.random().toString(16).slice(2)}`,
+  chatId: 'c1',
+  question: 'How do I reset my password?',
+  followUp: false,
+  productIds: [],
+  author: 'customer',
+  now: 1_700_000_000_000,
+  ...o,
+});
+
+const input = (o: Partial<AskWorkflowInput> & { question: AskQuestion }): AskWorkflowInput => ({
+  engine: 'local',
+  modelTimeoutMs: 1000,
+  deadline: Date.now() + 60_000,
+  ...o,
+});
+
+/** The ask activities over lists, recording each call by name; `model` overrides the model's compose. */
+function recordingSteps(
+  calls: string[],
+  stored: unknown[],
+  model?: AskActivities['composeModelAnswer'],
+): AskActivities {
+  const measured = <T>(value: T) => ({ value, ms: 1 });
+  return {
+    async readSessionTurns() {
+      calls.push('readSessionTurns');
+      return measured([
+        {
+          question: 'How do I reset my password?',
+          standalone: 'How do I reset my password?',
+          answer: 'Open Settings.',
+          answerId: 'a0',
+        },
+      ]);
+    },
+    async rewriteFollowUp({ question: q }) {
+      calls.push('rewriteFollowUp');
+      return `${q} (standalone)`;
+    },
+    async retrieveSources(i) {
+      calls.push('retrieveSources');
+      return measured({
+        standalone: i.standalone ?? i.question,
+        sources: [source],
+        language: i.language ?? 'en',
+        intentTag: null,
+        timings: { embed: 1 },
+      });
+    },
+    async composeLocalAnswer() {
+      calls.push('composeLocalAnswer');
+      return measured(composed);
+    },
+    composeModelAnswer:
+      model ??
+      (async () => {
+        calls.push('composeModelAnswer');
+        return measured(composed);
+      }),
+    async storeAnswer(i) {
+      calls.push('storeAnswer');
+      stored.push(i);
+      return measured(undefined);
+    },
+  };
+}
+
+describe('askWorkflow (time-skipping)', () => {
+  it('retrieves, composes and stores a first question as local activities, and returns the answer', async () => {
+    const calls: string[] = [];
+    const stored: unknown[] = [];
+    await withTestWorkers({ activities: recordingSteps(calls, stored) }, async ({ env, client, taskQueue }) => {
+      const q = question();
+      const workflowId = `ask:t1:${q.answerId}`;
+      const result = await client.workflow.execute(askWorkflow, {
+        taskQueue,
+        workflowId,
+        args: [input({ question: q })],
+      });
+      assert.deepEqual(calls, ['retrieveSources', 'composeLocalAnswer', 'storeAnswer']);
+      assert.equal(result.answerId, q.answerId);
+      assert.equal(result.answer.used[0].url, source.url);
+      assert.deepEqual(stored, [
+        {
+          question: q,
+          answer: {
+            answerId: q.answerId,
+            chatId: 'c1',
+            standalone: q.question,
+            language: 'en',
+            engine: 'local',
+            intentTag: null,
+            answer: composed,
+          },
+        },
+      ]);
+      const events = await historyOf({ env, workflowId });
+      assert.equal(events.filter((e) => e.markerRecordedEventAttributes).length, 3, 'one marker per local activity');
+      assert.equal(
+        events.filter((e) => e.activityTaskScheduledEventAttributes).length,
+        0,
+        'no activity task goes through the server',
+      );
+      assert.ok(events.length <= 10, `${events.length} events`);
+    });
+  });
+
+  it('reads the session only for a follow-up, and has the model rewrite it when one answers', async () => {
+    const calls: string[] = [];
+    await withTestWorkers({ activities: recordingSteps(calls, []) }, async ({ client, taskQueue }) => {
+      const q = question({ followUp: true, question: 'And how long is it valid?' });
+      const result = await client.workflow.execute(askWorkflow, {
+        taskQueue,
+        workflowId: `ask:t1:${q.answerId}`,
+        args: [input({ question: q, engine: 'openai' })],
+      });
+      assert.deepEqual(calls, [
+        'readSessionTurns',
+        'rewriteFollowUp',
+        'retrieveSources',
+        'composeModelAnswer',
+        'storeAnswer',
+      ]);
+      assert.equal(result.standalone, 'And how long is it valid? (standalone)');
+      assert.equal(result.engine, 'openai');
+    });
+  });
+
+  it("retries a failed model call after the provider's Retry-After, each attempt in the history", async () => {
+    const calls: string[] = [];
+    let attempt = 0;
+    const flaky: AskActivities['composeModelAnswer'] = async () => {
+      attempt += 1;
+      if (attempt === 1)
+        throw ApplicationFailure.create({
+          type: 'DependencyUnavailable',
+          message: 'the model service failed (status 429)',
+          nextRetryDelay: '30s',
+        });
+      return { value: composed, ms: 1 };
+    };
+    await withTestWorkers({ activities: recordingSteps(calls, [], flaky) }, async ({ env, client, taskQueue }) => {
+      const q = question();
+      const workflowId = `ask:t1:${q.answerId}`;
+      await client.workflow.execute(askWorkflow, {
+        taskQueue,
+        workflowId,
+        args: [input({ question: q, engine: 'openai' })],
+      });
+      const events = await historyOf({ env, workflowId });
+      const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes);
+      const started = events.find((e) => e.activityTaskStartedEventAttributes);
+      assert.equal(started?.activityTaskStartedEventAttributes?.attempt, 2);
+      // The second attempt waited for the provider's 30 s, not the policy's 2 s (in skipped time).
+      assert.ok(eventTimeMs(started!) - eventTimeMs(scheduled!) >= 30_000, `${eventTimeMs(started!) - eventTimeMs(scheduled!)} ms`);
+    });
+  });
+
+  it("fails with the model call's timeout after its attempts (the API answers 504)", async () => {
+    // It never answers; it only ends when the worker cancels it at shutdown.
+    const stalled: AskActivities['composeModelAnswer'] = () =>
+      new Promise((_, reject) =>
+        Context.current().cancellationSignal.addEventListener('abort', () => reject(new Error('cancelled'))),
+      );
+    await withTestWorkers({ activities: recordingSteps([], [], stalled) }, async ({ client, taskQueue }) => {
+      const q = question();
+      const run = client.workflow.execute(askWorkflow, {
+        taskQueue,
+        workflowId: `ask:t1:${q.answerId}`,
+        args: [input({ question: q, engine: 'openai' })],
+      });
+      await assert.rejects(run, (err: unknown) => {
+        assert.ok(err instanceof WorkflowFailedError);
+        assert.ok(err.cause instanceof ActivityFailure);
+        assert.ok(err.cause.cause instanceof TimeoutFailure);
+        return true;
+      });
+    });
+  });
+});
