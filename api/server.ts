@@ -3,7 +3,7 @@
  * connects to Temporal, listens, and closes cleanly on SIGINT/SIGTERM.
  */
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { type LogLevel, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { loadServicesConfig, positiveEnv } from '../domain/config';
@@ -16,6 +16,7 @@ import { closeWeaviate, connectWeaviate } from '../domain/weaviate/client';
 import { ensureCollections } from '../domain/weaviate/collections';
 import { WeaviateRateCounts } from '../domain/weaviate/rate-counts';
 import { startAskWorker } from '../worker/ask-worker';
+import { temporalLogger } from '../worker/logger';
 import { createApp } from './app';
 import { listen } from './http-server';
 import { loadApiLimits, loadTagTrainerTiming } from './config';
@@ -113,6 +114,8 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
 }
 
 if (require.main === module) {
+  // The ask worker's runtime logs through the API's log (worker/ask-worker.ts).
+  Runtime.install({ logger: temporalLogger((process.env.WORKER_LOG_LEVEL as LogLevel) ?? 'WARN', logger) });
   startServer().then(
     ({ close }) => {
       const stop = () => void close().then(() => process.exit(0));

@@ -9,11 +9,11 @@ export const logger = pino({ level: (process.env.LOG_LEVEL ?? 'info').toLowerCas
 
 const LEVELS: Record<LogLevel, pino.Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
 
-/** A Temporal runtime logger at `level` that writes through pino. */
-export function temporalLogger(level: LogLevel): DefaultLogger {
+/** A Temporal runtime logger at `level` that writes through pino (`into`: the worker's log, or the API's). */
+export function temporalLogger(level: LogLevel, into: pino.Logger = logger): DefaultLogger {
   return new DefaultLogger(level, (entry) => {
     // pino serializes errors under `err`; the runtime puts them under `error`.
     const { error, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
-    logger[LEVELS[entry.level]]({ ...meta, ...(error ? { err: error } : {}) }, entry.message);
+    into[LEVELS[entry.level]]({ ...meta, ...(error ? { err: error } : {}) }, entry.message);
   });
 }
