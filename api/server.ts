@@ -82,7 +82,7 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
   const useCases = new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR);
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({
-    runner: new WorkflowRunner(temporal, config.temporal.taskQueue),
+    runner: new WorkflowRunner(temporal, config.temporal.taskQueue, env.ASK_EAGER_START !== 'false'),
     chat,
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
     useCases,

@@ -49,6 +49,8 @@ export class WorkflowRunner {
   constructor(
     readonly client: Client,
     readonly taskQueue: string,
+    /** Whether `eagerAsk` starts are eager (ASK_EAGER_START); when not, the server dispatches their first task. */
+    readonly eagerStarts = true,
   ) {
     this.presence = new WorkerPresence(client, client.options.namespace, taskQueue);
   }
@@ -58,7 +60,7 @@ export class WorkflowRunner {
       if (!o.eagerAsk && !(await this.presence.isPolling())) throw unavailable('no worker is polling the task queue; try again shortly');
       return this.client.workflow.start(o.workflow, {
         taskQueue: o.eagerAsk ? askTaskQueue(this.taskQueue) : this.taskQueue,
-        requestEagerStart: o.eagerAsk,
+        requestEagerStart: o.eagerAsk && this.eagerStarts,
         workflowId: `${o.operation}:${o.tenant}:${o.key}`,
         args: [o.input],
         workflowIdConflictPolicy: o.attachToRunning ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,

@@ -40,7 +40,7 @@ import { Call, pooledStats, ratio, Round, runRound } from './lib/latency-run';
 import { progress } from './lib/progress';
 import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 import { averageServerTiming } from './lib/server-timing';
-import { freshTenant, InProcessApp, startApp, tenantClient } from './lib/stack-app';
+import { freshTenant, InProcessApp, startApiProcess, startApp, tenantClient } from './lib/stack-app';
 import { MIN_ANSWERED_A, tuneAsk } from './tune-ask';
 
 const SCOPES = ['articles:write', 'ask'];
@@ -52,7 +52,7 @@ const GOALS = {
   api_over_direct_throughput_c16_min: 0.8,
 };
 /** Settings of the API and the worker that shape the read path; null means the default. */
-const SETTINGS = ['ASK_MAX_IN_FLIGHT', 'ASK_MAX_IN_FLIGHT_PER_TENANT', 'ASK_MAX_IN_FLIGHT_SHARED', 'ASK_MAX_QUEUED_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT', 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT_SHARED', 'SEARCH_MAX_QUEUED_PER_TENANT', 'WORKER_MAX_ACTIVITIES', 'EMBEDDINGS_MAX_IN_FLIGHT', 'RATE_LIMIT_PER_MINUTE'];
+const SETTINGS = ['ASK_EAGER_START', 'ASK_MAX_IN_FLIGHT', 'ASK_MAX_IN_FLIGHT_PER_TENANT', 'ASK_MAX_IN_FLIGHT_SHARED', 'ASK_MAX_QUEUED_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT', 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT_SHARED', 'SEARCH_MAX_QUEUED_PER_TENANT', 'WORKER_MAX_ACTIVITIES', 'EMBEDDINGS_MAX_IN_FLIGHT', 'RATE_LIMIT_PER_MINUTE'];
 
 interface Options {
   datasets: string;
@@ -227,9 +227,13 @@ async function latency(app: InProcessApp, o: Options) {
     const body = presentAnswer({ id, answer: result.answer, language: result.language, intentTag: result.intentTag });
     return { status: 200, body, serverTiming: timingHeader(result.timings, performance.now() - started) };
   };
+  // The API under measurement runs in a process of its own, as under `npm start`: this process
+  // only sends its requests (and makes the direct calls).
+  const apiProcess = await startApiProcess(app);
+  const apiClient = client.at(apiProcess.baseUrl);
   let lastAnswerId = '';
   const api = async (query: string) => {
-    const res = await client.raw('POST', '/v1/assistant/ask', { query });
+    const res = await apiClient.raw('POST', '/v1/assistant/ask', { query });
     if (res.status === 200) lastAnswerId = res.body.id;
     return { status: res.status, body: res.body, serverTiming: res.headers.get('server-timing') ?? undefined };
   };
@@ -283,6 +287,7 @@ async function latency(app: InProcessApp, o: Options) {
     }
   } finally {
     clearInterval(sampler);
+    await apiProcess.stop();
   }
   loadSamples.push(load1m());
   const history = await askHistory(app, tenant, lastAnswerId);
@@ -296,7 +301,7 @@ async function latency(app: InProcessApp, o: Options) {
       queries: `StackFAQ paraphrased questions (${queries.length} non-empty, fixed shuffle), no productId, author customer`,
       modes: {
         direct: 'askInProcess (the workflow\'s steps: retrieval, local composition, storing the answer) and presentAnswer in-process with dependencies built like the worker\'s; no HTTP, no Temporal',
-        api: `POST /v1/assistant/ask over HTTP on the loopback, no Chat-Identifier; each ask a Temporal execution (workflows/ask.ts), ${o.keys} keys of the tenant in turn`,
+        api: `POST /v1/assistant/ask over HTTP on the loopback to the API in a process of its own (api/server.ts, as npm start runs it), no Chat-Identifier; each ask a Temporal execution (workflows/ask.ts) run by that process's ask worker, ${o.keys} keys of the tenant in turn`,
       },
       calls_per_mode: { c1: o.c1Requests, [high]: o.highRequests },
       rounds: o.rounds,

@@ -34,6 +34,11 @@ export class ApiClient {
     if (keys.length === 0) throw new Error('ApiClient needs at least one key');
   }
 
+  /** The same keys and headers against another instance of the API. */
+  at(baseUrl: string): ApiClient {
+    return new ApiClient(baseUrl, this.keys, this.headers);
+  }
+
   /** One request, no retries. */
   async raw<T = any>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>> {
     const key = this.keys[this.next++ % this.keys.length];

@@ -1,6 +1,11 @@
 /** The API and a worker in this process (scripts/stack/in-process.ts) plus API keys for bench tenants. */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { InProcessApp, startInProcess } from '../../scripts/stack/in-process';
+import { nodeSpec } from '../../scripts/stack/processes';
+import { freePort, httpOk, startService, stopService } from '../../scripts/stack/services';
 import { ApiClient } from './api-client';
 
 export type { InProcessApp };
@@ -23,4 +28,26 @@ export async function tenantClient(app: InProcessApp, tenant: string, scopes: st
   const keys: string[] = [];
   for (let i = 0; i < keyCount; i++) keys.push((await app.keys.create({ tenant, scopes, name: 'benchmark' })).key);
   return new ApiClient(app.baseUrl, keys, headers);
+}
+
+/** The API in a process of its own, as `npm start` runs it, on the in-process app's task queue and stores. */
+export interface ApiProcess {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `api/server.ts` as a child process next to the in-process app: the same Temporal task
+ * queue, Weaviate and embedding servers, so keys made with `app.keys` work on it. A latency
+ * benchmark that calls code in its own process beside the API then does not share the API's
+ * event loop with its client and its direct calls.
+ */
+export async function startApiProcess(app: InProcessApp): Promise<ApiProcess> {
+  const port = await freePort();
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-'));
+  const env = { ...(process.env as Record<string, string>), TASK_QUEUE: app.taskQueue, API_PORT: String(port), LOG_LEVEL: 'warn' };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const service = await startService(nodeSpec({ name: 'api', entry: 'api/server.ts', env, logDir, healthy: () => httpOk(`${baseUrl}/healthz`), ports: [port] }));
+  console.log(`[bench] API process started (log ${service.logFile})`);
+  return { baseUrl, stop: () => stopService(service) };
 }
