@@ -22,17 +22,9 @@
  * bench/results/tune-ask.json instead. docs/benchmarks.md describes the protocol and the numbers.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { askInProcess, type AskTimings } from '../domain/ask/answer';
 import { ANSWER_THRESHOLD } from '../domain/ask/compose';
-import { loadServicesConfig } from '../domain/config';
-import { createChatGateway } from '../domain/models/chat';
-import { textLanguage } from '../domain/text/language';
 import { ASK_RETRIEVAL } from '../domain/weaviate/ask-retrieve';
-import { presentAnswer } from '../api/presenters/ask';
-import { phaseTimings } from '../api/routes/server-timing';
-import { createActivityDeps } from '../worker/deps';
 import { ApiClient, chunks, mapPool } from './lib/api-client';
 import { articleSources, buildArticles, loadBanking77, loadStackFaq, StackFaqQuery } from './lib/datasets';
 import { shuffledQueries, stackFaqArticle } from './lib/latency-corpus';
@@ -40,7 +32,7 @@ import { Call, pooledStats, ratio, Round, runRound } from './lib/latency-run';
 import { progress } from './lib/progress';
 import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 import { averageServerTiming } from './lib/server-timing';
-import { freshTenant, InProcessApp, startApiProcess, startApp, tenantClient } from './lib/stack-app';
+import { freshTenant, InProcessApp, startApp, startChildProcess, tenantClient } from './lib/stack-app';
 import { MIN_ANSWERED_A, tuneAsk } from './tune-ask';
 
 const SCOPES = ['articles:write', 'ask'];
@@ -200,9 +192,6 @@ async function quality(app: InProcessApp, o: Options) {
 type Mode = 'direct' | 'api';
 const MODES: Mode[] = ['direct', 'api'];
 
-/** A Server-Timing header value from steps timed in this process, so both modes average alike. */
-const timingHeader = (steps: AskTimings, totalMs: number) => [phaseTimings(steps), `ask;dur=${totalMs.toFixed(1)}`].join(', ');
-
 async function latency(app: InProcessApp, o: Options) {
   const root = resolveDatasets(o.datasets);
   const tenant = freshTenant('bench-ask-latency');
@@ -212,25 +201,15 @@ async function latency(app: InProcessApp, o: Options) {
   console.log(`[ask] ${articles.length} articles uploaded in ${uploadSeconds} s`);
   const queries = shuffledQueries(loadStackFaq(root).queries);
 
-  const config = loadServicesConfig();
-  const chat = createChatGateway(config.chat);
-  if (chat.engine !== 'local') throw new Error('the direct path must use the local engine, like the API here');
-  const activityDeps = createActivityDeps(config);
-  const direct = async (query: string) => {
-    const started = performance.now();
-    const question = query.trim();
-    const id = randomUUID();
-    const result = await askInProcess(
-      { ...activityDeps, chat },
-      { tenant, answerId: id, chatId: randomUUID(), question, followUp: false, productIds: [], author: 'customer', language: textLanguage(question), now: Date.now() },
-    );
-    const body = presentAnswer({ id, answer: result.answer, language: result.language, intentTag: result.intentTag });
-    return { status: 200, body, serverTiming: timingHeader(result.timings, performance.now() - started) };
-  };
-  // The API under measurement runs in a process of its own, as under `npm start`: this process
-  // only sends its requests (and makes the direct calls).
-  const apiProcess = await startApiProcess(app);
+  // The API and the baseline each run in a process of their own, as `npm start` runs the API:
+  // this process only sends the requests, the same way to both.
+  const apiProcess = await startChildProcess(app, { name: 'api', entry: 'api/server.ts', portVariable: 'API_PORT' });
+  const directProcess = await startChildProcess(app, { name: 'direct-ask', entry: 'bench/lib/direct-ask-server.ts', portVariable: 'DIRECT_ASK_PORT' });
   const apiClient = client.at(apiProcess.baseUrl);
+  const direct = async (query: string) => {
+    const res = await fetch(`${directProcess.baseUrl}/ask`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ tenant, query }) });
+    return { status: res.status, body: (await res.json()) as any, serverTiming: res.headers.get('server-timing') ?? undefined };
+  };
   let lastAnswerId = '';
   const api = async (query: string) => {
     const res = await apiClient.raw('POST', '/v1/assistant/ask', { query });
@@ -288,6 +267,7 @@ async function latency(app: InProcessApp, o: Options) {
   } finally {
     clearInterval(sampler);
     await apiProcess.stop();
+    await directProcess.stop();
   }
   loadSamples.push(load1m());
   const history = await askHistory(app, tenant, lastAnswerId);
@@ -300,7 +280,7 @@ async function latency(app: InProcessApp, o: Options) {
       upload_seconds: uploadSeconds,
       queries: `StackFAQ paraphrased questions (${queries.length} non-empty, fixed shuffle), no productId, author customer`,
       modes: {
-        direct: 'askInProcess (the workflow\'s steps: retrieval, local composition, storing the answer) and presentAnswer in-process with dependencies built like the worker\'s; no HTTP, no Temporal',
+        direct: 'askInProcess (the workflow\'s steps: retrieval, local composition, storing the answer) and presentAnswer, with dependencies built like the worker\'s, in a process of its own (bench/lib/direct-ask-server.ts) called over loopback HTTP like the API; no Temporal',
         api: `POST /v1/assistant/ask over HTTP on the loopback to the API in a process of its own (api/server.ts, as npm start runs it), no Chat-Identifier; each ask a Temporal execution (workflows/ask.ts) run by that process's ask worker, ${o.keys} keys of the tenant in turn`,
       },
       calls_per_mode: { c1: o.c1Requests, [high]: o.highRequests },

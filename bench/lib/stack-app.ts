@@ -30,24 +30,24 @@ export async function tenantClient(app: InProcessApp, tenant: string, scopes: st
   return new ApiClient(app.baseUrl, keys, headers);
 }
 
-/** The API in a process of its own, as `npm start` runs it, on the in-process app's task queue and stores. */
-export interface ApiProcess {
+/** A process of ours started next to the in-process app, answering HTTP on its own port. */
+export interface ChildProcess {
   baseUrl: string;
   stop(): Promise<void>;
 }
 
 /**
- * Starts `api/server.ts` as a child process next to the in-process app: the same Temporal task
- * queue, Weaviate and embedding servers, so keys made with `app.keys` work on it. A latency
- * benchmark that calls code in its own process beside the API then does not share the API's
- * event loop with its client and its direct calls.
+ * Starts `entry` as a child process with the in-process app's task queue, Weaviate and embedding
+ * servers (so keys made with `app.keys` work on an API started this way), its port in `portVariable`,
+ * and waits for its /healthz. A latency benchmark then does not share the measured process's event
+ * loop with its own client.
  */
-export async function startApiProcess(app: InProcessApp): Promise<ApiProcess> {
+export async function startChildProcess(app: InProcessApp, o: { name: string; entry: string; portVariable: string }): Promise<ChildProcess> {
   const port = await freePort();
-  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-'));
-  const env = { ...(process.env as Record<string, string>), TASK_QUEUE: app.taskQueue, API_PORT: String(port), LOG_LEVEL: 'warn' };
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${o.name}-`));
+  const env = { ...(process.env as Record<string, string>), TASK_QUEUE: app.taskQueue, [o.portVariable]: String(port), LOG_LEVEL: 'warn' };
   const baseUrl = `http://127.0.0.1:${port}`;
-  const service = await startService(nodeSpec({ name: 'api', entry: 'api/server.ts', env, logDir, healthy: () => httpOk(`${baseUrl}/healthz`), ports: [port] }));
-  console.log(`[bench] API process started (log ${service.logFile})`);
+  const service = await startService(nodeSpec({ name: o.name, entry: o.entry, env, logDir, healthy: () => httpOk(`${baseUrl}/healthz`), ports: [port] }));
+  console.log(`[bench] ${o.name} process started (log ${service.logFile})`);
   return { baseUrl, stop: () => stopService(service) };
 }

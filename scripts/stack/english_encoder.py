@@ -63,6 +63,9 @@ class Handler(BaseHTTPRequestHandler):
     encoder = None
     lock = threading.Lock()
     protocol_version = "HTTP/1.1"
+    # Headers and body go in two writes; with Nagle's algorithm the body would wait for the
+    # client's delayed acknowledgement (up to 40 ms) on a keep-alive connection.
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass

