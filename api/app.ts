@@ -18,6 +18,7 @@ import type { DependencyHealth } from './dependency-health';
 import { createRouter } from './routes';
 import type { ReadRunner } from './read-path';
 import type { WorkflowRunner } from './workflow-runner';
+import type { AnsweredAsks } from './answered-asks';
 import type { TagTrainerTiming } from '../workflows/tag-training';
 
 export interface ApiLimits {
@@ -47,6 +48,8 @@ export const DEFAULT_LIMITS: ApiLimits = {
 
 export interface AppDeps {
   runner: WorkflowRunner;
+  /** Answers of asks this process's ask worker ran, as they end (answered-asks.ts); without it asks wait for the server. */
+  answered?: AnsweredAsks;
   /** The chat model, or the built-in local engine; `chatTimeoutMs` bounds one model call. */
   chat: ChatGateway;
   chatTimeoutMs: number;
@@ -76,6 +79,7 @@ export function createApp(deps: AppDeps): Koa {
   const rateCounter = deps.rateCounter ?? new SharedWindowCounter({ windowMs: 60_000 });
   const router = createRouter({
     runner: deps.runner,
+    answered: deps.answered,
     reads: deps.reads,
     chat: deps.chat,
     chatTimeoutMs: deps.chatTimeoutMs,

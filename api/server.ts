@@ -17,6 +17,7 @@ import { ensureCollections } from '../domain/weaviate/collections';
 import { WeaviateRateCounts } from '../domain/weaviate/rate-counts';
 import { startAskWorker } from '../worker/ask-worker';
 import { temporalLogger } from '../worker/logger';
+import { AnsweredAsks } from './answered-asks';
 import { createApp } from './app';
 import { listen } from './http-server';
 import { loadApiLimits, loadTagTrainerTiming } from './config';
@@ -63,6 +64,7 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
   const reads = new ReadRunner({ weaviate, embedder, english, log: readLog });
   const chat = createChatGateway(config.chat);
   // Asks run here, in this process's ask worker, with the same clients as the reads (worker/ask-worker.ts).
+  const answered = new AnsweredAsks();
   const askWorker = await startAskWorker({
     connection,
     namespace: config.temporal.namespace,
@@ -70,6 +72,7 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
     deps: { weaviate, embedder, english, chat },
     workflowBundle: o.workflowBundle,
     maxActivities: positiveEnv(env, 'API_MAX_MODEL_ACTIVITIES', 4),
+    onAnswered: (workflowId, result) => answered.deliver(workflowId, result),
   });
   const sentimentModel = chat.engine === 'local' ? localModel() : undefined;
   if (sentimentModel?.english && !englishEncoderFor(english, sentimentModel)) {
@@ -83,6 +86,7 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({
     runner: new WorkflowRunner(temporal, config.temporal.taskQueue, env.ASK_EAGER_START !== 'false'),
+    answered,
     chat,
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
     useCases,

@@ -55,13 +55,18 @@ export class WorkflowRunner {
     this.presence = new WorkerPresence(client, client.options.namespace, taskQueue);
   }
 
+  /** The id of the workflow `start` starts for `operation`, `tenant` and `key`. */
+  static workflowId(o: { operation: Operation; tenant: string; key: string }): string {
+    return `${o.operation}:${o.tenant}:${o.key}`;
+  }
+
   async start<A, R>(o: StartOptions<A, R>): Promise<WorkflowHandle<WorkflowFn<A, R>>> {
     const start = async () => {
       if (!o.eagerAsk && !(await this.presence.isPolling())) throw unavailable('no worker is polling the task queue; try again shortly');
       return this.client.workflow.start(o.workflow, {
         taskQueue: o.eagerAsk ? askTaskQueue(this.taskQueue) : this.taskQueue,
         requestEagerStart: o.eagerAsk && this.eagerStarts,
-        workflowId: `${o.operation}:${o.tenant}:${o.key}`,
+        workflowId: WorkflowRunner.workflowId(o),
         args: [o.input],
         workflowIdConflictPolicy: o.attachToRunning ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,
         memo: o.requestId ? { requestId: o.requestId } : undefined,

@@ -7,8 +7,9 @@
  * through the server's matching. When this worker has no free slot, the server dispatches the
  * task to any poller of the queue instead: the worker processes poll it too.
  */
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import { createAskActivities, type AskActivityDeps } from '../activities';
+import type { AskSinks, AskWorkflowResult } from '../workflows/ask';
 import { askTaskQueue } from '../workflows/constants';
 
 export interface AskWorkerOptions {
@@ -20,6 +21,13 @@ export interface AskWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Model calls of asks this process runs at once (the local steps are local activities). */
   maxActivities: number;
+  /** Hears each ask this worker runs as it ends, its answer stored (api/answered-asks.ts). */
+  onAnswered?: (workflowId: string, result: AskWorkflowResult) => void;
+}
+
+/** The sink through which the ask workflow hands over its answer; a worker without a listener ignores it. */
+export function askSinks(onAnswered?: AskWorkerOptions['onAnswered']): InjectedSinks<AskSinks> {
+  return { asks: { answered: { fn: (info, result) => onAnswered?.(info.workflowId, result), callDuringReplay: false } } };
 }
 
 export interface AskWorker {
@@ -34,6 +42,7 @@ export async function startAskWorker(o: AskWorkerOptions): Promise<AskWorker> {
     taskQueue: askTaskQueue(o.taskQueue),
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows/ask') }),
     activities: createAskActivities(o.deps),
+    sinks: askSinks(o.onAnswered),
     maxConcurrentActivityTaskExecutions: o.maxActivities,
   });
   const running = worker.run();

@@ -11,6 +11,7 @@ import { createActivities } from '../activities';
 import { positiveEnv, type ServicesConfig } from '../domain/config';
 import { ensureCollections } from '../domain/weaviate/collections';
 import { askTaskQueue, gradingTaskQueue, ingestionTaskQueue } from '../workflows/constants';
+import { askSinks } from './ask-worker';
 import { createActivityDeps } from './deps';
 
 export interface CreateWorkerOptions {
@@ -51,6 +52,7 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
     taskQueue: askTaskQueue(taskQueue),
     workflowBundle,
     activities,
+    sinks: askSinks(),
     maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_ACTIVITIES', 4),
   });
   const ingestion = await Worker.create({

@@ -12,7 +12,7 @@
  * feedback on it and the session's next question find it at once. An ask's history is about ten
  * events; namespace retention removes it with the execution.
  */
-import { proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, proxySinks, type ActivityOptions, type LocalActivityOptions, type Sinks } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { AskAnswer, AskQuestion, AskTimings, Engine } from '../domain/ask/answer';
 import { NON_RETRYABLE } from './proxies';
@@ -31,6 +31,18 @@ export interface AskWorkflowResult extends AskAnswer {
   /** Milliseconds per phase, measured by the activities. */
   timings: AskTimings;
 }
+
+/**
+ * What the worker running an ask hears as the run ends: its answer, already stored, handed over as
+ * the run's completion goes to the server. The API process's own ask worker uses it to answer the
+ * request without waiting for the server to record the completion and report it back
+ * (api/answered-asks.ts); any other worker ignores it.
+ */
+export interface AskSinks extends Sinks {
+  asks: { answered(result: AskWorkflowResult): void };
+}
+
+const { asks } = proxySinks<AskSinks>();
 
 /**
  * Retrieval, local composition and storage: an attempt may take 5 s, all attempts 12 s, three
@@ -74,5 +86,6 @@ export async function askWorkflow(input: AskWorkflowInput): Promise<AskWorkflowR
   const result: AskAnswer = { answerId: q.answerId, chatId: q.chatId, standalone: found.value.standalone, language, engine, intentTag, answer: composed.value };
   const stored = await steps.storeAnswer({ question: q, answer: result });
   const timings: AskTimings = { ...found.value.timings, history: history?.ms, retrieve: found.ms, [model ? 'model' : 'compose']: composed.ms, store: stored.ms };
+  asks.answered({ ...result, timings });
   return { ...result, timings };
 }

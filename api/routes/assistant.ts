@@ -9,7 +9,7 @@ import type { AskRequest } from '../../domain/contracts/ask';
 import type { FeedbackRequest } from '../../domain/contracts/feedback';
 import { statedLanguage } from '../../domain/text/language';
 import { findAnswer, storeFeedback } from '../../domain/weaviate/answers';
-import { askWorkflow } from '../../workflows/ask';
+import { askWorkflow, type AskWorkflowInput, type AskWorkflowResult } from '../../workflows/ask';
 import { ChatIdAttr, OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
 import type { AuthState } from '../middlewares/auth';
@@ -19,7 +19,8 @@ import { guard } from './guard';
 import { productList } from './search';
 import { readRoute, type ReadRequest } from './read-route';
 import { phaseTimings } from './server-timing';
-import type { RouteModule } from './types';
+import type { RouteModule, RouterDeps } from './types';
+import { WorkflowRunner, type StartOptions } from '../workflow-runner';
 
 /** A leading rating word of feedback: `+1`/`helpful` → 1, `-1`/`not helpful` → -1, else 0. */
 export function feedbackRating(details: string): number {
@@ -27,6 +28,26 @@ export function feedbackRating(details: string): number {
   if (text.startsWith('-1') || /^not helpful\b/.test(text)) return -1;
   if (text.startsWith('+1') || /^helpful\b/.test(text)) return 1;
   return 0;
+}
+
+/**
+ * Runs an ask and returns its answer as soon as one of two things happens: this process's ask
+ * worker hands it over as the run ends (api/answered-asks.ts), or the server reports the run's
+ * result, which is also where its failures (408, 503, 504) come from.
+ */
+async function answeredFirst(deps: RouterDeps, start: StartOptions<AskWorkflowInput, AskWorkflowResult> & { deadline: number }): Promise<AskWorkflowResult> {
+  const workflowId = WorkflowRunner.workflowId(start);
+  const inProcess = deps.answered?.wait(workflowId);
+  try {
+    const handle = await deps.runner.start(start);
+    const fromServer = deps.runner.result(handle, start.deadline, start.operation);
+    if (!inProcess) return await fromServer;
+    // The server's report comes a moment later, or its failure; nobody waits for it any more then.
+    fromServer.catch(() => undefined);
+    return await Promise.race([fromServer, inProcess]);
+  } finally {
+    deps.answered?.forget(workflowId);
+  }
 }
 
 /** The workflow's steps, whose durations the activities measured (the others are parts of `retrieve`). */
@@ -42,7 +63,7 @@ export const assistantRoutes: RouteModule = (router, deps) => {
     const chatId = chatHeader?.toLowerCase() ?? randomUUID();
     const answerId = randomUUID();
     const started = performance.now();
-    const result = await deps.runner.execute({
+    const start = {
       workflow: askWorkflow,
       operation: OPERATIONS.ask,
       tenant,
@@ -70,9 +91,10 @@ export const assistantRoutes: RouteModule = (router, deps) => {
         modelTimeoutMs: deps.chatTimeoutMs,
         deadline: ctx.state.deadline,
       },
-    });
+    };
+    const result = await answeredFirst(deps, start);
     const total = performance.now() - started;
-    // What the steps did not take: starting the workflow, its tasks, and the result coming back.
+    // What the steps did not take: starting the workflow, its tasks, and the answer coming back.
     const steps = STEPS.reduce((sum, step) => sum + (result.timings[step] ?? 0), 0);
     ctx.set('Chat-Identifier', chatId);
     ctx.set('Server-Timing', [phaseTimings({ ...result.timings, temporal: Math.max(0, total - steps) }), `ask;dur=${total.toFixed(1)}`].join(', '));
