@@ -31,11 +31,6 @@ export interface StartOptions<A, R> {
   /** Search attributes beside TenantId and Operation. */
   attributes?: SearchAttributePair[];
   /**
-   * How long the run may take before the server ends it (a read nobody waits for any more);
-   * unbounded when not given (uploads must complete).
-   */
-  runTimeoutMs?: number;
-  /**
    * Start it eagerly on the ask task queue, whose worker runs in this process (worker/ask-worker.ts):
    * the first workflow task comes back with the start. That worker is there whenever this process
    * is, so no poller check is needed.
@@ -70,7 +65,6 @@ export class WorkflowRunner {
         args: [o.input],
         workflowIdConflictPolicy: o.attachToRunning ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,
         memo: o.requestId ? { requestId: o.requestId } : undefined,
-        workflowRunTimeout: o.runTimeoutMs,
         typedSearchAttributes: [{ key: TenantId, value: o.tenant }, { key: OperationAttr, value: o.operation }, ...(o.attributes ?? [])],
       });
     };

@@ -72,8 +72,6 @@ export const assistantRoutes: RouteModule = (router, deps) => {
       deadline: ctx.state.deadline,
       attributes: [{ key: ChatIdAttr, value: chatId }],
       eagerAsk: true,
-      // An ask nobody waits for any more ends a minute after its deadline.
-      runTimeoutMs: Math.max(0, ctx.state.deadline - Date.now()) + 60_000,
       input: {
         question: {
           tenant,
