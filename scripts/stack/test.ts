@@ -4,7 +4,7 @@
  * itself), then stops everything, whatever the outcome.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { ensureChromium } from './provision';
+import { ensureChromium, ensureTestServer } from './provision';
 import { exitWith, withTestStack } from './test-stack';
 
 /** The type check runs first on a full run: a type error fails `npm test` before any service starts. */
@@ -18,6 +18,8 @@ async function main(): Promise<number> {
   if (process.argv.length <= 2 && typecheck() !== 0) return 1;
   // The evaluation report's test opens the page in headless Chromium.
   const chromium = await ensureChromium();
+  // The workflow tests (test/workflows) run their workflows on Temporal's time-skipping test server.
+  const testServer = await ensureTestServer();
   return withTestStack('test', (stack, dataDir) => {
     // With file arguments, run just those files (mocha would add them to the configured spec).
     const files = process.argv.slice(2);
@@ -27,7 +29,14 @@ async function main(): Promise<number> {
     return new Promise<number>((resolve) => {
       const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), ...mochaArgs], {
         stdio: 'inherit',
-        env: { ...process.env, ...stack.env, SUPPORT_AI_TEST_DATA: dataDir, TEST_STACK: '1', CHROMIUM_BIN: chromium },
+        env: {
+          ...process.env,
+          ...stack.env,
+          SUPPORT_AI_TEST_DATA: dataDir,
+          TEST_STACK: '1',
+          CHROMIUM_BIN: chromium,
+          TEMPORAL_TEST_SERVER: testServer,
+        },
       });
       child.on('exit', (c) => resolve(c ?? 1));
     });
