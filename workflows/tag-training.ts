@@ -8,6 +8,7 @@
  * new, so its history stays small.
  */
 import {
+  CancellationScope,
   ParentClosePolicy,
   WorkflowIdReusePolicy,
   condition,
@@ -16,6 +17,7 @@ import {
   defineSignal,
   executeChild,
   getExternalWorkflowHandle,
+  isCancellation,
   setHandler,
   startChild,
   upsertMemo,
@@ -100,11 +102,25 @@ export async function tagTrainerWorkflow(input: TagTrainerInput): Promise<void> 
     });
     last = { startedAt, endedAt: Date.now(), run };
   } catch (err) {
+    // The trainer itself was cancelled (its training with it): it ends, rather than record a
+    // failed training and go on. A training cancelled on its own is recorded like any failure.
+    if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
     // The activity gave up after its retries: record it, and train again on the next change.
-    last = { startedAt, endedAt: Date.now(), error: err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err) };
+    last = { startedAt, endedAt: Date.now(), error: failureReason(err) };
   }
   upsertMemo({ lastTrainingEndedAt: new Date(last.endedAt).toISOString(), lastCases: last.run?.cases ?? null, lastTags: last.run?.tags ?? null, lastError: last.error ?? null });
   await continueAsNew<typeof tagTrainerWorkflow>({ tenant: input.tenant, timing: input.timing, pending, requested, last });
+}
+
+/**
+ * Why a training failed, in the activity's own words: the innermost cause. The child's failure
+ * wraps the activity's ('Activity task failed'), which wraps the reason an operator can act on
+ * (the fit's budget, say), which `npm run tags -- status` shows.
+ */
+function failureReason(err: unknown): string {
+  let cause = err;
+  while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 /** One training run of a tenant's tag model. */
