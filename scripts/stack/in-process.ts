@@ -24,10 +24,15 @@ export interface InProcessApp {
 }
 
 let runtimeInstalled = false;
-/** The Temporal runtime of the tests' process, with its log level; installed once, by whichever test needs it first. */
+/**
+ * The Temporal runtime of the tests' process, with its log level; installed once, by whichever test needs it first.
+ * The core's own logs go through the same logger and level (they would otherwise print at WARN on stderr: every
+ * worker on the time-skipping test server warns that the server keeps no heartbeat details of failed activities).
+ */
 export function installRuntime(): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: temporalLogger((process.env.WORKER_LOG_LEVEL as LogLevel) ?? 'ERROR') });
+  const level = (process.env.WORKER_LOG_LEVEL as LogLevel) ?? 'ERROR';
+  Runtime.install({ logger: temporalLogger(level), telemetryOptions: { logging: { filter: { core: level }, forward: {} } } });
   runtimeInstalled = true;
 }
 
