@@ -12,7 +12,7 @@ import type { Activities } from '../../activities';
 import type { Article } from '../../domain/contracts/article';
 import type { Case } from '../../domain/contracts/case';
 import type { IncidentUpload } from '../../domain/contracts/incident';
-import { TenantId, ingestionTaskQueue } from '../../workflows/constants';
+import { OPERATIONS, OperationAttr, TenantId, ingestionTaskQueue } from '../../workflows/constants';
 import {
   deleteArticlesWorkflow,
   upsertArticlesWorkflow,
@@ -22,13 +22,7 @@ import {
 import { tagTrainerId } from '../../workflows/tag-training';
 import { article, incident, supportCase } from '../helpers/factories';
 import { freshTenant } from '../helpers/harness';
-import {
-  eventTimeMs,
-  historyOf,
-  runChain,
-  withTestWorkers,
-  type TestWorkers,
-} from '../helpers/time-skipping';
+import { eventTimeMs, historyOf, runChain, withTestWorkers, type TestWorkers } from '../helpers/time-skipping';
 
 type IngestActivities = Pick<
   Activities,
@@ -199,13 +193,16 @@ describe('workflows: ingestion (time-skipping)', () => {
 
       // The trainer may have trained meanwhile (the server skips to its 60 s whenever nothing
       // else is due) and continued as new: its runs are followed from the first.
-      const latest = await trainer.describe();
-      assert.equal(latest.status.name, 'RUNNING');
-      assert.equal(latest.taskQueue, w.taskQueue);
-      assert.equal(latest.typedSearchAttributes.get(TenantId), tenant);
+      assert.equal((await trainer.describe()).status.name, 'RUNNING');
       const [latestStart] = await historyOf({ env: w.env, workflowId: trainer.workflowId });
       const firstRunId = latestStart.workflowExecutionStartedEventAttributes?.firstExecutionRunId;
       assert.ok(firstRunId);
+      // As the upload started it (the test server, unlike Temporal's, does not carry search
+      // attributes over a continue-as-new, so the first run is the one to ask).
+      const first = await w.client.workflow.getHandle(trainer.workflowId, firstRunId).describe();
+      assert.equal(first.taskQueue, w.taskQueue);
+      assert.equal(first.typedSearchAttributes.get(TenantId), tenant);
+      assert.equal(first.typedSearchAttributes.get(OperationAttr), OPERATIONS.tagTrainer);
       const runs = await runChain({ env: w.env, workflowId: trainer.workflowId, firstRunId });
       const histories = await Promise.all(
         runs.map((runId) => historyOf({ env: w.env, workflowId: trainer.workflowId, runId })),
