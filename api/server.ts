@@ -40,9 +40,10 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
   const config = loadServicesConfig(env);
   const port = Number(env.API_PORT ?? 3000);
   if (env.LOG_LEVEL) logger.level = env.LOG_LEVEL;
-  // A worker's connection: the client shares it with this process's ask worker, which eager starts need.
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  // The ask worker's connection, shared with the client that starts asks eagerly (eager starts need that).
+  const askConnection = await NativeConnection.connect({ address: config.temporal.address });
   const weaviate = () => connectWeaviate(config.weaviate);
   // The daily purge of batch-evaluation results past their retention (workflows/eval-batch.ts).
   await ensureRetentionSchedule({ client: temporal, taskQueue: config.temporal.taskQueue }).catch((err) =>
@@ -66,7 +67,7 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
   // Asks run here, in this process's ask worker, with the same clients as the reads (worker/ask-worker.ts).
   const answered = new AnsweredAsks();
   const askWorker = await startAskWorker({
-    connection,
+    connection: askConnection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     deps: { weaviate, embedder, english, chat },
@@ -85,7 +86,11 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
   const useCases = new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR);
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({
-    runner: new WorkflowRunner(temporal, config.temporal.taskQueue, env.ASK_EAGER_START !== 'false'),
+    runner: new WorkflowRunner(
+      temporal,
+      config.temporal.taskQueue,
+      env.ASK_EAGER_START === 'false' ? undefined : new Client({ connection: askConnection, namespace: config.temporal.namespace }),
+    ),
     answered,
     chat,
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
@@ -111,6 +116,7 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
       await askWorker.stop();
       await health.stop();
       await connection.close();
+      await askConnection.close();
       await temporalProbe.close();
       await closeWeaviate();
     },

@@ -31,9 +31,9 @@ export interface StartOptions<A, R> {
   /** Search attributes beside TenantId and Operation. */
   attributes?: SearchAttributePair[];
   /**
-   * Start it eagerly on the ask task queue, whose worker runs in this process (worker/ask-worker.ts):
-   * the first workflow task comes back with the start. That worker is there whenever this process
-   * is, so no poller check is needed.
+   * An ask: started on the ask task queue, whose worker runs in this process (worker/ask-worker.ts),
+   * eagerly when the runner has an eager client (the first workflow task comes back with the
+   * start). That worker is there whenever this process is, so no poller check is needed.
    */
   eagerAsk?: boolean;
 }
@@ -44,8 +44,13 @@ export class WorkflowRunner {
   constructor(
     readonly client: Client,
     readonly taskQueue: string,
-    /** Whether `eagerAsk` starts are eager (ASK_EAGER_START); when not, the server dispatches their first task. */
-    readonly eagerStarts = true,
+    /**
+     * The client that starts asks eagerly: one over the connection of this process's ask worker
+     * (a NativeConnection, which eager starts need). Without it (or with ASK_EAGER_START=false)
+     * the server dispatches asks' first tasks. Everything else, waiting for results included, goes
+     * through `client`, whose calls an abort signal can end (a NativeConnection's cannot).
+     */
+    readonly eagerClient?: Client,
   ) {
     this.presence = new WorkerPresence(client, client.options.namespace, taskQueue);
   }
@@ -58,9 +63,10 @@ export class WorkflowRunner {
   async start<A, R>(o: StartOptions<A, R>): Promise<WorkflowHandle<WorkflowFn<A, R>>> {
     const start = async () => {
       if (!o.eagerAsk && !(await this.presence.isPolling())) throw unavailable('no worker is polling the task queue; try again shortly');
-      return this.client.workflow.start(o.workflow, {
+      const eager = o.eagerAsk && this.eagerClient !== undefined;
+      return (eager ? this.eagerClient! : this.client).workflow.start(o.workflow, {
         taskQueue: o.eagerAsk ? askTaskQueue(this.taskQueue) : this.taskQueue,
-        requestEagerStart: o.eagerAsk && this.eagerStarts,
+        requestEagerStart: eager,
         workflowId: WorkflowRunner.workflowId(o),
         args: [o.input],
         workflowIdConflictPolicy: o.attachToRunning ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,
@@ -69,7 +75,8 @@ export class WorkflowRunner {
       });
     };
     try {
-      return await (o.deadline === undefined ? start() : this.client.withDeadline(o.deadline, start));
+      const client = o.eagerAsk && this.eagerClient ? this.eagerClient : this.client;
+      return await (o.deadline === undefined ? start() : client.withDeadline(o.deadline, start));
     } catch (err) {
       const mapped = temporalErrorToApiError(err, o.operation);
       // Not "work that was accepted continues": it may not have been started at all.
@@ -86,7 +93,10 @@ export class WorkflowRunner {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), Math.max(0, deadline - Date.now()));
     try {
-      const result = await this.client.withAbortSignal(abort.signal, () => handle.result());
+      // Through this runner's own client, whichever started it: its calls end when the signal aborts.
+      const runId = 'firstExecutionRunId' in handle ? String(handle.firstExecutionRunId) : undefined;
+      const own = this.client.workflow.getHandle<WorkflowFn<any, R>>(handle.workflowId, runId);
+      const result = await this.client.withAbortSignal(abort.signal, () => own.result());
       if (!deadlinePassed(deadline)) return result;
     } catch (err) {
       if (!abort.signal.aborted && !deadlinePassed(deadline)) throw temporalErrorToApiError(err, operation);

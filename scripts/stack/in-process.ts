@@ -31,9 +31,11 @@ let runtimeInstalled = false;
  */
 export function installRuntime(): void {
   if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  // An API started before (its ask worker's connection) has made the default runtime already: keep that one.
+  if (Runtime._instance) return;
   const level = (process.env.WORKER_LOG_LEVEL as LogLevel) ?? 'ERROR';
   Runtime.install({ logger: temporalLogger(level), telemetryOptions: { logging: { filter: { core: level }, forward: {} } } });
-  runtimeInstalled = true;
 }
 
 export async function startInProcess(o: { env?: Record<string, string> } = {}): Promise<InProcessApp> {

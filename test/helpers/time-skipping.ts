@@ -13,6 +13,7 @@ import { WorkflowContinuedAsNewError, WorkflowNotFoundError } from '@temporalio/
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import type { Activities } from '../../activities';
+import { askSinks } from '../../worker/ask-worker';
 import { installRuntime } from '../../scripts/stack/in-process';
 import { gradingTaskQueue, ingestionTaskQueue } from '../../workflows/constants';
 
@@ -132,7 +133,7 @@ async function runWorkers<T>(
   const workflowBundleCode = await workflowBundle();
   const taskQueue = `wf-test-${randomBytes(5).toString('hex')}`;
   const base = { connection: env.nativeConnection, namespace: env.namespace ?? 'default', activities: o.activities };
-  const workers = [await Worker.create({ ...base, taskQueue, workflowBundle: workflowBundleCode })];
+  const workers = [await Worker.create({ ...base, taskQueue, workflowBundle: workflowBundleCode, sinks: askSinks() })];
   if (Object.keys(o.activities).length > 0) {
     workers.push(await Worker.create({ ...base, taskQueue: ingestionTaskQueue(taskQueue) }));
     workers.push(await Worker.create({ ...base, taskQueue: gradingTaskQueue(taskQueue) }));

@@ -33,8 +33,9 @@ export async function killableWorker(): Promise<KillableWorker> {
   const taskQueue = `killable-${randomBytes(4).toString('hex')}`;
   const logDir = fs.mkdtempSync(path.join(process.env.SUPPORT_AI_TEST_DATA ?? os.tmpdir(), 'worker-'));
   const env = { ...(process.env as Record<string, string>), TASK_QUEUE: taskQueue, API_PORT: '0', LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '300' };
-  const api = await startServer(env);
+  // The shared harness first: it installs the process's Temporal runtime, which the API's ask worker then uses.
   const { temporal } = await getHarness();
+  const api = await startServer(env);
   const presence = new WorkerPresence(temporal, temporal.options.namespace, taskQueue);
   let worker: Service | undefined;
   let starts = 0;

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { describe, it } from 'mocha';
 import type { Activities } from '../../activities';
 import type { AskQuestion } from '../../domain/ask/answer';
@@ -55,10 +56,14 @@ const question = (o: Partial<AskQuestion> = {}): AskQuestion => ({
   ...o,
 });
 
-const input = (o: Partial<AskWorkflowInput> & { question: AskQuestion }): AskWorkflowInput => ({
+/** The workflow's input, its deadline an hour ahead on the test server's clock (which skipping has moved past ours). */
+const input = async (
+  env: TestWorkflowEnvironment,
+  o: Partial<AskWorkflowInput> & { question: AskQuestion },
+): Promise<AskWorkflowInput> => ({
   engine: 'local',
   modelTimeoutMs: 1000,
-  deadline: Date.now() + 60_000,
+  deadline: (await env.currentTimeMs()) + 3_600_000,
   ...o,
 });
 
@@ -123,7 +128,7 @@ describe('askWorkflow (time-skipping)', () => {
       const result = await client.workflow.execute(askWorkflow, {
         taskQueue,
         workflowId,
-        args: [input({ question: q })],
+        args: [await input(env, { question: q })],
       });
       assert.deepEqual(calls, ['retrieveSources', 'composeLocalAnswer', 'storeAnswer']);
       assert.equal(result.answerId, q.answerId);
@@ -155,12 +160,12 @@ describe('askWorkflow (time-skipping)', () => {
 
   it('reads the session only for a follow-up, and has the model rewrite it when one answers', async () => {
     const calls: string[] = [];
-    await withTestWorkers({ activities: recordingSteps(calls, []) }, async ({ client, taskQueue }) => {
+    await withTestWorkers({ activities: recordingSteps(calls, []) }, async ({ env, client, taskQueue }) => {
       const q = question({ followUp: true, question: 'And how long is it valid?' });
       const result = await client.workflow.execute(askWorkflow, {
         taskQueue,
         workflowId: `ask:t1:${q.answerId}`,
-        args: [input({ question: q, engine: 'openai' })],
+        args: [await input(env, { question: q, engine: 'openai' })],
       });
       assert.deepEqual(calls, [
         'readSessionTurns',
@@ -193,7 +198,7 @@ describe('askWorkflow (time-skipping)', () => {
       await client.workflow.execute(askWorkflow, {
         taskQueue,
         workflowId,
-        args: [input({ question: q, engine: 'openai' })],
+        args: [await input(env, { question: q, engine: 'openai' })],
       });
       const events = await historyOf({ env, workflowId });
       const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes);
@@ -210,12 +215,12 @@ describe('askWorkflow (time-skipping)', () => {
       new Promise((_, reject) =>
         Context.current().cancellationSignal.addEventListener('abort', () => reject(new Error('cancelled'))),
       );
-    await withTestWorkers({ activities: recordingSteps([], [], stalled) }, async ({ client, taskQueue }) => {
+    await withTestWorkers({ activities: recordingSteps([], [], stalled) }, async ({ env, client, taskQueue }) => {
       const q = question();
       const run = client.workflow.execute(askWorkflow, {
         taskQueue,
         workflowId: `ask:t1:${q.answerId}`,
-        args: [input({ question: q, engine: 'openai' })],
+        args: [await input(env, { question: q, engine: 'openai' })],
       });
       await assert.rejects(run, (err: unknown) => {
         assert.ok(err instanceof WorkflowFailedError);
