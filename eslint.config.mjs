@@ -142,7 +142,8 @@ export default defineConfig([
           patterns: [
             folders({
               names: ['activities', ...TOOLING],
-              message: 'The API process starts its ask worker through worker/ask-worker.ts, never activities/ directly.',
+              message:
+                'The API process starts its ask worker through worker/ask-worker.ts, never activities/ directly.',
             }),
           ],
         },

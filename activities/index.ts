@@ -33,7 +33,9 @@ export interface ActivityDeps {
 
 /** Binds an activity body to the shared clients and the current activity's cancellation signal. */
 function bind<D, A, R>(deps: D, fn: (d: D & { signal?: AbortSignal; progress?: Progress }, input: A) => Promise<R>) {
-  return classified((input: A) => fn({ ...deps, signal: Context.current().cancellationSignal, progress: activityProgress() }, input));
+  return classified((input: A) =>
+    fn({ ...deps, signal: Context.current().cancellationSignal, progress: activityProgress() }, input),
+  );
 }
 
 /** What a step of ask returns: its value and the milliseconds it took in the activity (the response's Server-Timing). */

@@ -71,7 +71,10 @@ export interface AppDeps {
   tagTraining?: Partial<TagTrainerTiming>;
 }
 
-export type RouteDeps = Omit<AppDeps, 'limits' | 'logger' | 'rateCounter' | 'trustProxy'> & { limits: ApiLimits; rateCounter: SharedWindowCounter };
+export type RouteDeps = Omit<AppDeps, 'limits' | 'logger' | 'rateCounter' | 'trustProxy'> & {
+  limits: ApiLimits;
+  rateCounter: SharedWindowCounter;
+};
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.trustProxy ?? false });

@@ -9,9 +9,12 @@ import type { FairAdmissionOptions } from './middlewares/fair-admission';
 /** Tag-trainer timing overrides (workflows/tag-training.ts), for tests and operators. */
 export function loadTagTrainerTiming(env: NodeJS.ProcessEnv = process.env): Partial<TagTrainerTiming> {
   const timing: Partial<TagTrainerTiming> = {};
-  if (env.TAG_TRAINING_DEBOUNCE_MS) timing.debounceMs = positiveEnv(env, 'TAG_TRAINING_DEBOUNCE_MS', TAG_TRAINER.debounceMs);
-  if (env.TAG_TRAINING_MAX_DELAY_MS) timing.maxDelayMs = positiveEnv(env, 'TAG_TRAINING_MAX_DELAY_MS', TAG_TRAINER.maxDelayMs);
-  if (env.TAG_TRAINING_INTERVAL_MS) timing.intervalMs = positiveEnv(env, 'TAG_TRAINING_INTERVAL_MS', TAG_TRAINER.intervalMs);
+  if (env.TAG_TRAINING_DEBOUNCE_MS)
+    timing.debounceMs = positiveEnv(env, 'TAG_TRAINING_DEBOUNCE_MS', TAG_TRAINER.debounceMs);
+  if (env.TAG_TRAINING_MAX_DELAY_MS)
+    timing.maxDelayMs = positiveEnv(env, 'TAG_TRAINING_MAX_DELAY_MS', TAG_TRAINER.maxDelayMs);
+  if (env.TAG_TRAINING_INTERVAL_MS)
+    timing.intervalMs = positiveEnv(env, 'TAG_TRAINING_INTERVAL_MS', TAG_TRAINER.intervalMs);
   return timing;
 }
 

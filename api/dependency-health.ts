@@ -48,7 +48,8 @@ interface State {
 function refused(err: unknown): boolean {
   for (let e: any = err, n = 0; e && n < 6; e = e.cause, n++) {
     if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(e.code)) return true;
-    if (/ECONNREFUSED|Connection refused|UNAVAILABLE: No connection established/i.test(String(e.message ?? ''))) return true;
+    if (/ECONNREFUSED|Connection refused|UNAVAILABLE: No connection established/i.test(String(e.message ?? '')))
+      return true;
   }
   return false;
 }
@@ -84,7 +85,9 @@ export class DependencyHealth {
   }
 
   private unavailable(name: DependencyName): ApiError {
-    return new ApiError(503, `${DESCRIPTIONS[name]} is unavailable; try again shortly`, { 'Retry-After': String(RETRY_AFTER_503_S) });
+    return new ApiError(503, `${DESCRIPTIONS[name]} is unavailable; try again shortly`, {
+      'Retry-After': String(RETRY_AFTER_503_S),
+    });
   }
 
   private mark(name: DependencyName, up: boolean, err?: unknown): void {
@@ -93,7 +96,11 @@ export class DependencyHealth {
     if (s.up === up) return;
     s.up = up;
     if (up) this.o.logger?.info({ dependency: name }, 'dependency is up again');
-    else this.o.logger?.warn({ dependency: name, err: err && String((err as Error).message ?? err) }, 'dependency is down: requests that need it answer 503');
+    else
+      this.o.logger?.warn(
+        { dependency: name, err: err && String((err as Error).message ?? err) },
+        'dependency is down: requests that need it answer 503',
+      );
   }
 
   private async probeLoop(name: DependencyName): Promise<void> {

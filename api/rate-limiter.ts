@@ -114,6 +114,6 @@ export class SharedWindowCounter {
   private warn(err: unknown): void {
     if (Date.now() - this.lastWarning < 60_000) return;
     this.lastWarning = Date.now();
-    this.o.logger?.warn({ err }, 'shared rate-limit counts unavailable; limiting with this instance\'s counts');
+    this.o.logger?.warn({ err }, "shared rate-limit counts unavailable; limiting with this instance's counts");
   }
 }

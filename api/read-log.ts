@@ -21,7 +21,8 @@ export interface ReadRecord {
 /** Latencies kept per tenant and operation between two flushes, for the percentiles. */
 const MAX_SAMPLES = 2000;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 
 class Tally {
   count = 0;
@@ -40,7 +41,14 @@ class Tally {
 
   stats(): ReadStats {
     const sorted = [...this.samples].sort((a, b) => a - b);
-    return { count: this.count, failed: this.failed, timedOut: this.timedOut, p50Ms: percentile(sorted, 0.5), p95Ms: percentile(sorted, 0.95), maxMs: this.maxMs };
+    return {
+      count: this.count,
+      failed: this.failed,
+      timedOut: this.timedOut,
+      p50Ms: percentile(sorted, 0.5),
+      p95Ms: percentile(sorted, 0.95),
+      maxMs: this.maxMs,
+    };
   }
 }
 
@@ -70,7 +78,10 @@ export class ReadLog {
     this.from = new Date();
     await Promise.all(
       [...tallies].map(async ([tenant, byOperation]) => {
-        const batch: ReadBatch = { ...batchBase, operations: Object.fromEntries([...byOperation].map(([op, t]) => [op, t.stats()])) };
+        const batch: ReadBatch = {
+          ...batchBase,
+          operations: Object.fromEntries([...byOperation].map(([op, t]) => [op, t.stats()])),
+        };
         try {
           await this.o.client.workflow.signalWithStart(readLogWorkflow, {
             workflowId: `${OPERATIONS.reads}:${tenant}`,

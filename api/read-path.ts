@@ -30,7 +30,13 @@ export interface ReadPolicy {
   backoffCoefficient: number;
 }
 
-export const READ_POLICY: ReadPolicy = { attemptTimeoutMs: 5000, totalTimeoutMs: 12_000, maxAttempts: 3, initialIntervalMs: 500, backoffCoefficient: 2 };
+export const READ_POLICY: ReadPolicy = {
+  attemptTimeoutMs: 5000,
+  totalTimeoutMs: 12_000,
+  maxAttempts: 3,
+  initialIntervalMs: 500,
+  backoffCoefficient: 2,
+};
 
 /** A model call takes seconds: each attempt gets the model's own timeout and a margin, two attempts. */
 export const modelPolicy = (chatTimeoutMs: number): ReadPolicy => ({
@@ -76,11 +82,17 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-const retryable = (failure: unknown): failure is ApplicationFailure => failure instanceof ApplicationFailure && !failure.nonRetryable;
+const retryable = (failure: unknown): failure is ApplicationFailure =>
+  failure instanceof ApplicationFailure && !failure.nonRetryable;
 
 export class ReadRunner {
   constructor(
-    private readonly deps: { weaviate: () => Promise<WeaviateClient>; embedder: Embedder; english?: Embedder; log?: ReadLog },
+    private readonly deps: {
+      weaviate: () => Promise<WeaviateClient>;
+      embedder: Embedder;
+      english?: Embedder;
+      log?: ReadLog;
+    },
     private readonly policy: ReadPolicy = READ_POLICY,
   ) {}
 
@@ -99,7 +111,15 @@ export class ReadRunner {
         attempts += 1;
         const left = policy.totalTimeoutMs - (Date.now() - started);
         const attempt = AbortSignal.any([deadline, AbortSignal.timeout(Math.min(policy.attemptTimeoutMs, left))]);
-        const outcome = await raceAbort(o.read({ weaviate: this.deps.weaviate, embedder: this.deps.embedder, english: this.deps.english, signal: attempt }), attempt).then(
+        const outcome = await raceAbort(
+          o.read({
+            weaviate: this.deps.weaviate,
+            embedder: this.deps.embedder,
+            english: this.deps.english,
+            signal: attempt,
+          }),
+          attempt,
+        ).then(
           (result) => ({ result }),
           (err: unknown) => ({ err }),
         );
@@ -108,7 +128,8 @@ export class ReadRunner {
         if (!('err' in outcome)) return { result: outcome.result, timing: { attempts, ms: Date.now() - started } };
         const failure = toFailure(outcome.err);
         const more = attempts < policy.maxAttempts && Date.now() - started + interval < policy.totalTimeoutMs;
-        if (!retryable(failure) || !more) throw failure instanceof ApplicationFailure ? applicationFailureToApiError(failure) : outcome.err;
+        if (!retryable(failure) || !more)
+          throw failure instanceof ApplicationFailure ? applicationFailureToApiError(failure) : outcome.err;
         await raceAbort(sleep(interval), deadline).catch(() => {
           throw late();
         });

@@ -25,7 +25,10 @@ export interface ReadinessReport {
 
 /** `p`, or a rejection once `ms` have passed (the timer never keeps the process alive). */
 export const within = <T>(ms: number, p: Promise<T>) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
+  Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref()),
+  ]);
 
 async function probe(check: () => Promise<unknown>): Promise<DependencyStatus> {
   try {
@@ -44,10 +47,15 @@ const SAME_MODEL_COSINE = 0.999;
 /** Resolves when every embedding server answers its model list (liveness: nothing is embedded). */
 export async function embeddingServersAnswer(config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>) {
   const servers = config.embeddings;
-  const urls = [...new Set([servers.baseUrl, servers.queryBaseUrl ?? servers.baseUrl])].map((u) => u.replace(/\/$/, ''));
+  const urls = [...new Set([servers.baseUrl, servers.queryBaseUrl ?? servers.baseUrl])].map((u) =>
+    u.replace(/\/$/, ''),
+  );
   const english = config.tagEmbeddings?.baseUrl.replace(/\/$/, '');
   const request = async (url: string, init?: RequestInit) => {
-    const res = await fetch(url, { ...init, headers: { Authorization: `Bearer ${servers.apiKey}`, 'Content-Type': 'application/json' } });
+    const res = await fetch(url, {
+      ...init,
+      headers: { Authorization: `Bearer ${servers.apiKey}`, 'Content-Type': 'application/json' },
+    });
     if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
     return res;
   };
@@ -59,23 +67,35 @@ export async function embeddingServersAnswer(config: Pick<ServicesConfig, 'embed
  * Resolves when every embedding server answers and, when there are two, both embed the probe
  * text alike; rejects with what is wrong otherwise.
  */
-export async function checkEmbeddingServers(config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>): Promise<void> {
+export async function checkEmbeddingServers(
+  config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>,
+): Promise<void> {
   const { urls, request } = await embeddingServersAnswer(config);
   const servers = config.embeddings;
   if (urls.length < 2) return;
   const vectors = await Promise.all(
     urls.map(async (u) => {
-      const body = JSON.stringify({ model: servers.model, input: [PROBE_TEXT], encoding_format: 'float', input_type: 'query' });
-      const answer = (await (await request(`${u}/embeddings`, { method: 'POST', body })).json()) as { data?: { embedding?: unknown }[] };
+      const body = JSON.stringify({
+        model: servers.model,
+        input: [PROBE_TEXT],
+        encoding_format: 'float',
+        input_type: 'query',
+      });
+      const answer = (await (await request(`${u}/embeddings`, { method: 'POST', body })).json()) as {
+        data?: { embedding?: unknown }[];
+      };
       const vector = answer.data?.[0]?.embedding;
-      if (!Array.isArray(vector) || !vector.every((x) => typeof x === 'number')) throw new Error(`no embedding in the answer of ${u}`);
+      if (!Array.isArray(vector) || !vector.every((x) => typeof x === 'number'))
+        throw new Error(`no embedding in the answer of ${u}`);
       return vector as number[];
     }),
   );
   const [a, b] = vectors;
   const similarity = a.length === b.length ? cosine(a, b) : 0;
   if (!(similarity >= SAME_MODEL_COSINE)) {
-    throw new Error(`the embedding servers ${urls.join(' and ')} embed alike texts differently (cosine ${similarity.toFixed(3)}): they must run the same model`);
+    throw new Error(
+      `the embedding servers ${urls.join(' and ')} embed alike texts differently (cosine ${similarity.toFixed(3)}): they must run the same model`,
+    );
   }
 }
 
@@ -85,13 +105,20 @@ export async function checkEmbeddingServers(config: Pick<ServicesConfig, 'embedd
  * client's retries, so a stopped server is reported at once rather than after 20 s of
  * reconnection attempts.
  */
-export function dependencyProbes(deps: { temporalProbe: Connection; weaviate: () => Promise<WeaviateClient>; config: ServicesConfig }) {
+export function dependencyProbes(deps: {
+  temporalProbe: Connection;
+  weaviate: () => Promise<WeaviateClient>;
+  config: ServicesConfig;
+}) {
   return {
-    temporal: () => deps.temporalProbe.withDeadline(Date.now() + 2000, () => deps.temporalProbe.workflowService.getSystemInfo({})),
+    temporal: () =>
+      deps.temporalProbe.withDeadline(Date.now() + 2000, () => deps.temporalProbe.workflowService.getSystemInfo({})),
     // Asked directly rather than through the client, whose isReady() turns a refused connection into
     // a plain false: the breaker must see the refusal to open at once.
     weaviate: async () => {
-      const res = await fetch(`http://${deps.config.weaviate.host}:${deps.config.weaviate.httpPort}/v1/.well-known/ready`);
+      const res = await fetch(
+        `http://${deps.config.weaviate.host}:${deps.config.weaviate.httpPort}/v1/.well-known/ready`,
+      );
       if (!res.ok) throw new Error(`not ready (HTTP ${res.status})`);
     },
     // Both lanes' servers, when a second one serves short queries (domain/models/embeddings.ts).
@@ -99,9 +126,17 @@ export function dependencyProbes(deps: { temporalProbe: Connection; weaviate: ()
   };
 }
 
-export function createReadiness(deps: { probes: ReturnType<typeof dependencyProbes>; config: ServicesConfig; chat: ChatGateway }) {
+export function createReadiness(deps: {
+  probes: ReturnType<typeof dependencyProbes>;
+  config: ServicesConfig;
+  chat: ChatGateway;
+}) {
   return async function readiness(): Promise<ReadinessReport> {
-    const [temporal, weaviate, embeddings] = await Promise.all([probe(deps.probes.temporal), probe(deps.probes.weaviate), probe(() => checkEmbeddingServers(deps.config))]);
+    const [temporal, weaviate, embeddings] = await Promise.all([
+      probe(deps.probes.temporal),
+      probe(deps.probes.weaviate),
+      probe(() => checkEmbeddingServers(deps.config)),
+    ]);
     return {
       ready: temporal.ready && weaviate.ready && embeddings.ready,
       dependencies: { temporal, weaviate, embeddings },

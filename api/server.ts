@@ -36,7 +36,10 @@ export interface ServerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
-export async function startServer(env = process.env, o: ServerOptions = {}): Promise<{ server: Server; close(): Promise<void> }> {
+export async function startServer(
+  env = process.env,
+  o: ServerOptions = {},
+): Promise<{ server: Server; close(): Promise<void> }> {
   const config = loadServicesConfig(env);
   const port = Number(env.API_PORT ?? 3000);
   if (env.LOG_LEVEL) logger.level = env.LOG_LEVEL;
@@ -47,7 +50,10 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
   const weaviate = () => connectWeaviate(config.weaviate);
   // The daily purge of batch-evaluation results past their retention (workflows/eval-batch.ts).
   await ensureRetentionSchedule({ client: temporal, taskQueue: config.temporal.taskQueue }).catch((err) =>
-    logger.error({ err }, 'could not create the evaluation retention schedule; results will not be purged until it exists'),
+    logger.error(
+      { err },
+      'could not create the evaluation retention schedule; results will not be purged until it exists',
+    ),
   );
   // The key store's collections must exist even when the API starts before any worker.
   await ensureCollections(await weaviate());
@@ -59,7 +65,12 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
     logger,
   });
   // Searches run here (read-path.ts): this process embeds queries and queries Weaviate itself.
-  const readLog = new ReadLog({ client: temporal, taskQueue: config.temporal.taskQueue, flushMs: positiveEnv(env, 'READ_LOG_FLUSH_MS', 10_000), logger });
+  const readLog = new ReadLog({
+    client: temporal,
+    taskQueue: config.temporal.taskQueue,
+    flushMs: positiveEnv(env, 'READ_LOG_FLUSH_MS', 10_000),
+    logger,
+  });
   const english = createEnglishEncoder(config);
   const embedder = createEmbedder(config.embeddings);
   const reads = new ReadRunner({ weaviate, embedder, english, log: readLog });
@@ -77,7 +88,10 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
   });
   const sentimentModel = chat.engine === 'local' ? localModel() : undefined;
   if (sentimentModel?.english && !englishEncoderFor(english, sentimentModel)) {
-    logger.warn({ encoder: sentimentModel.english.encoder }, 'the sentiment model reads English messages with an English encoder that is not configured (TAG_EMBEDDINGS_URL): they are scored with E5 and the lexicon alone');
+    logger.warn(
+      { encoder: sentimentModel.english.encoder },
+      'the sentiment model reads English messages with an English encoder that is not configured (TAG_EMBEDDINGS_URL): they are scored with E5 and the lexicon alone',
+    );
   }
   // Circuit breakers: each dependency probed every 500 ms, so requests fail fast while one is down.
   const temporalProbe = Connection.lazy({ address: config.temporal.address, interceptors: [] });
@@ -89,14 +103,19 @@ export async function startServer(env = process.env, o: ServerOptions = {}): Pro
     runner: new WorkflowRunner(
       temporal,
       config.temporal.taskQueue,
-      env.ASK_EAGER_START === 'false' ? undefined : new Client({ connection: askConnection, namespace: config.temporal.namespace }),
+      env.ASK_EAGER_START === 'false'
+        ? undefined
+        : new Client({ connection: askConnection, namespace: config.temporal.namespace }),
     ),
     answered,
     chat,
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
     useCases,
     reads,
-    verifier: cachedVerifier(failFastVerifier(new ApiKeyStore(weaviate), health), Number(env.KEY_CACHE_TTL_MS ?? 10_000)),
+    verifier: cachedVerifier(
+      failFastVerifier(new ApiKeyStore(weaviate), health),
+      Number(env.KEY_CACHE_TTL_MS ?? 10_000),
+    ),
     readiness: createReadiness({ probes, config, chat }),
     health,
     logger,

@@ -4,12 +4,24 @@
  * tag benchmark and the tests.
  */
 import type { Client } from '@temporalio/client';
-import { tagTrainerId, tagTrainerStatusQuery, tagTrainerWorkflow, trainTagsNowSignal, type TagTrainerStatus, type TagTrainerTiming } from '../workflows/tag-training';
+import {
+  tagTrainerId,
+  tagTrainerStatusQuery,
+  tagTrainerWorkflow,
+  trainTagsNowSignal,
+  type TagTrainerStatus,
+  type TagTrainerTiming,
+} from '../workflows/tag-training';
 import { OPERATIONS, OperationAttr, TenantId } from '../workflows/constants';
 
 const POLL_MS = 500;
 
-export async function requestTagTraining(o: { client: Client; taskQueue: string; tenant: string; timing?: Partial<TagTrainerTiming> }): Promise<{ workflowId: string; requestedAt: number }> {
+export async function requestTagTraining(o: {
+  client: Client;
+  taskQueue: string;
+  tenant: string;
+  timing?: Partial<TagTrainerTiming>;
+}): Promise<{ workflowId: string; requestedAt: number }> {
   const workflowId = tagTrainerId(o.tenant);
   const requestedAt = Date.now();
   await o.client.workflow.signalWithStart(tagTrainerWorkflow, {
@@ -44,7 +56,8 @@ export async function waitForTagTraining(o: {
     const status = await tagTrainerStatus(o).catch(() => undefined);
     if (status) o.onStatus?.(status);
     if (status?.last && status.last.startedAt >= o.since) return status.last;
-    if (Date.now() > until) throw new Error(`no tag training of tenant ${o.tenant} ended within ${Math.round(o.timeoutMs / 1000)} s`);
+    if (Date.now() > until)
+      throw new Error(`no tag training of tenant ${o.tenant} ended within ${Math.round(o.timeoutMs / 1000)} s`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

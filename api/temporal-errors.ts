@@ -40,8 +40,10 @@ export function applicationFailureToApiError(failure: ApplicationFailure): ApiEr
 
 export function workflowFailureToApiError(err: WorkflowFailedError): ApiError {
   for (const cause of causes(err.cause)) {
-    if (cause instanceof ApplicationFailure && cause.type && BY_TYPE[cause.type]) return applicationFailureToApiError(cause);
-    if (cause instanceof TimeoutFailure) return new ApiError(504, `a dependency call timed out (${cause.timeoutType ?? 'timeout'}) after its retries`);
+    if (cause instanceof ApplicationFailure && cause.type && BY_TYPE[cause.type])
+      return applicationFailureToApiError(cause);
+    if (cause instanceof TimeoutFailure)
+      return new ApiError(504, `a dependency call timed out (${cause.timeoutType ?? 'timeout'}) after its retries`);
   }
   const failure = err.cause instanceof TemporalFailure ? err.cause.message : err.message;
   return new ApiError(500, `workflow failed: ${failure}`);
@@ -52,7 +54,10 @@ export function temporalErrorToApiError(err: unknown, operation: string): ApiErr
   if (err instanceof ApiError) return err;
   if (err instanceof WorkflowFailedError) return workflowFailureToApiError(err);
   if (isGrpcDeadlineError(err) || isGrpcCancelledError(err) || (err as Error)?.name === 'AbortError') {
-    return new ApiError(408, `${operation} did not finish before the request deadline; work that was accepted continues`);
+    return new ApiError(
+      408,
+      `${operation} did not finish before the request deadline; work that was accepted continues`,
+    );
   }
   // The service's own error goes along as the cause: the API log shows it, the client never does.
   if (serviceDown(err)) return Object.assign(new ApiError(503, 'the workflow service is unavailable'), { cause: err });

@@ -11,7 +11,13 @@ import type { IngestResult } from '../domain/weaviate/ingest';
 import type { Operation } from '../workflows/constants';
 import { ApiError, badRequest } from './errors';
 import type { AuthState } from './middlewares/auth';
-import { allItemsInvalid, checkUploadItems, type UploadFailure, type UploadResult, type UploadValidators } from '../domain/contracts/upload';
+import {
+  allItemsInvalid,
+  checkUploadItems,
+  type UploadFailure,
+  type UploadResult,
+  type UploadValidators,
+} from '../domain/contracts/upload';
 import type { WorkflowRunner } from './workflow-runner';
 
 /** Serialized bytes and items per batch. */
@@ -27,7 +33,11 @@ export function oversized<T>(items: T[], pointerOf: (index: number) => string, i
   items.forEach((item, i) => {
     const bytes = Buffer.byteLength(JSON.stringify(item));
     if (bytes <= MAX_ITEM_BYTES) fit.push(item);
-    else failed.push({ id: idOf(item), error: `${pointerOf(i)} is ${bytes} bytes as JSON; one item may have at most ${MAX_ITEM_BYTES}` });
+    else
+      failed.push({
+        id: idOf(item),
+        error: `${pointerOf(i)} is ${bytes} bytes as JSON; one item may have at most ${MAX_ITEM_BYTES}`,
+      });
   });
   return { fit, failed };
 }

@@ -62,16 +62,23 @@ export class WorkflowRunner {
 
   async start<A, R>(o: StartOptions<A, R>): Promise<WorkflowHandle<WorkflowFn<A, R>>> {
     const start = async () => {
-      if (!o.eagerAsk && !(await this.presence.isPolling())) throw unavailable('no worker is polling the task queue; try again shortly');
+      if (!o.eagerAsk && !(await this.presence.isPolling()))
+        throw unavailable('no worker is polling the task queue; try again shortly');
       const eager = o.eagerAsk && this.eagerClient !== undefined;
       return (eager ? this.eagerClient! : this.client).workflow.start(o.workflow, {
         taskQueue: o.eagerAsk ? askTaskQueue(this.taskQueue) : this.taskQueue,
         requestEagerStart: eager,
         workflowId: WorkflowRunner.workflowId(o),
         args: [o.input],
-        workflowIdConflictPolicy: o.attachToRunning ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,
+        workflowIdConflictPolicy: o.attachToRunning
+          ? WorkflowIdConflictPolicy.USE_EXISTING
+          : WorkflowIdConflictPolicy.FAIL,
         memo: o.requestId ? { requestId: o.requestId } : undefined,
-        typedSearchAttributes: [{ key: TenantId, value: o.tenant }, { key: OperationAttr, value: o.operation }, ...(o.attributes ?? [])],
+        typedSearchAttributes: [
+          { key: TenantId, value: o.tenant },
+          { key: OperationAttr, value: o.operation },
+          ...(o.attributes ?? []),
+        ],
       });
     };
     try {
@@ -80,7 +87,10 @@ export class WorkflowRunner {
     } catch (err) {
       const mapped = temporalErrorToApiError(err, o.operation);
       // Not "work that was accepted continues": it may not have been started at all.
-      if (mapped.code === 408) throw requestTimeout(`${o.operation} was not started before the request deadline; send it again (an upload sent again attaches to what was already started, so nothing is stored twice)`);
+      if (mapped.code === 408)
+        throw requestTimeout(
+          `${o.operation} was not started before the request deadline; send it again (an upload sent again attaches to what was already started, so nothing is stored twice)`,
+        );
       throw mapped;
     }
   }

@@ -44,7 +44,20 @@ const GOALS = {
   api_over_direct_throughput_c16_min: 0.8,
 };
 /** Settings of the API and the worker that shape the read path; null means the default. */
-const SETTINGS = ['ASK_EAGER_START', 'ASK_MAX_IN_FLIGHT', 'ASK_MAX_IN_FLIGHT_PER_TENANT', 'ASK_MAX_IN_FLIGHT_SHARED', 'ASK_MAX_QUEUED_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT', 'SEARCH_MAX_IN_FLIGHT_PER_TENANT', 'SEARCH_MAX_IN_FLIGHT_SHARED', 'SEARCH_MAX_QUEUED_PER_TENANT', 'WORKER_MAX_ACTIVITIES', 'EMBEDDINGS_MAX_IN_FLIGHT', 'RATE_LIMIT_PER_MINUTE'];
+const SETTINGS = [
+  'ASK_EAGER_START',
+  'ASK_MAX_IN_FLIGHT',
+  'ASK_MAX_IN_FLIGHT_PER_TENANT',
+  'ASK_MAX_IN_FLIGHT_SHARED',
+  'ASK_MAX_QUEUED_PER_TENANT',
+  'SEARCH_MAX_IN_FLIGHT',
+  'SEARCH_MAX_IN_FLIGHT_PER_TENANT',
+  'SEARCH_MAX_IN_FLIGHT_SHARED',
+  'SEARCH_MAX_QUEUED_PER_TENANT',
+  'WORKER_MAX_ACTIVITIES',
+  'EMBEDDINGS_MAX_IN_FLIGHT',
+  'RATE_LIMIT_PER_MINUTE',
+];
 
 interface Options {
   datasets: string;
@@ -77,12 +90,18 @@ function evenSample<T>(items: readonly T[], n: number): T[] {
   return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]);
 }
 
-async function uploadArticles(client: ApiClient, articles: object[], chunkSize: number, label: string): Promise<number> {
+async function uploadArticles(
+  client: ApiClient,
+  articles: object[],
+  chunkSize: number,
+  label: string,
+): Promise<number> {
   const bar = progress(`[ask] ${label}`, articles.length, { every: 500 });
   const started = Date.now();
   for (const chunk of chunks(articles, chunkSize)) {
     const res = await client.upload('/v1/articles', { articles: chunk });
-    if (res.result !== 'success') throw new Error(`article upload was ${res.result}: ${JSON.stringify(res.failed).slice(0, 300)}`);
+    if (res.result !== 'success')
+      throw new Error(`article upload was ${res.result}: ${JSON.stringify(res.failed).slice(0, 300)}`);
     bar.tick(chunk.length);
   }
   bar.stop();
@@ -112,7 +131,13 @@ interface Asked {
 async function askApi(client: ApiClient, query: string): Promise<Asked> {
   const res = await client.request('POST', '/v1/assistant/ask', { query });
   const links: string[] = res.status === 200 ? (res.body.links ?? []).map((l: any) => l.url) : [];
-  return { status: res.status, responseType: res.status === 200 ? (res.body.responseType ?? 'no-answer') : undefined, firstLink: links[0], links, serverTiming: res.headers.get('server-timing') ?? undefined };
+  return {
+    status: res.status,
+    responseType: res.status === 200 ? (res.body.responseType ?? 'no-answer') : undefined,
+    firstLink: links[0],
+    links,
+    serverTiming: res.headers.get('server-timing') ?? undefined,
+  };
 }
 
 const answered = (a: Asked) => a.status === 200 && a.responseType !== 'no-answer';
@@ -142,7 +167,8 @@ async function quality(app: InProcessApp, o: Options) {
   bar.stop();
   const bankingSeconds = (Date.now() - started) / 1000;
 
-  const statuses = (rows: { a: Asked }[]) => rows.reduce<Record<string, number>>((m, r) => ({ ...m, [r.a.status]: (m[r.a.status] ?? 0) + 1 }), {});
+  const statuses = (rows: { a: Asked }[]) =>
+    rows.reduce<Record<string, number>>((m, r) => ({ ...m, [r.a.status]: (m[r.a.status] ?? 0) + 1 }), {});
   const group = (g: StackFaqQuery['group']) => {
     const rows = faq.filter((r) => r.q.group === g);
     const ans = rows.filter((r) => answered(r.a));
@@ -152,7 +178,9 @@ async function quality(app: InProcessApp, o: Options) {
       answered: round(ans.length / rows.length),
       // Among the answered: how often the first link is right, and the gold thread among the links at all.
       first_link_correct_when_answered: round(ans.filter((r) => r.correct).length / Math.max(1, ans.length)),
-      gold_among_links_when_answered: round(ans.filter((r) => r.a.links.includes(kb.goldUrl(r.q.thread_id))).length / Math.max(1, ans.length)),
+      gold_among_links_when_answered: round(
+        ans.filter((r) => r.a.links.includes(kb.goldUrl(r.q.thread_id))).length / Math.max(1, ans.length),
+      ),
       statuses: statuses(rows),
     };
   };
@@ -178,13 +206,32 @@ async function quality(app: InProcessApp, o: Options) {
       stackfaq_queries: kb.queries.length,
       empty_queries_counted_as_misses: kb.queries.filter((q) => !q.text.trim()).map((q) => q.query_id),
       banking77_no_answer: round(bankingNoAnswer / banking.length),
-      banking77: { questions: banking.length, no_answer: bankingNoAnswer, statuses: statuses(b77), most_answered_intents: mostAnsweredIntents },
-      asks_per_s: { stackfaq: round(kb.queries.length / faqSeconds, 2), banking77: round(banking.length / bankingSeconds, 2), concurrency: o.qualityConcurrency },
+      banking77: {
+        questions: banking.length,
+        no_answer: bankingNoAnswer,
+        statuses: statuses(b77),
+        most_answered_intents: mostAnsweredIntents,
+      },
+      asks_per_s: {
+        stackfaq: round(kb.queries.length / faqSeconds, 2),
+        banking77: round(banking.length / bankingSeconds, 2),
+        concurrency: o.qualityConcurrency,
+      },
       server_timing: averageServerTiming(ok.map((r) => r.a.serverTiming)),
     },
     details: {
-      stackfaq: faq.map((r) => ({ query_id: r.q.query_id, group: r.q.group, gold: r.q.thread_id, status: r.a.status, responseType: r.a.responseType, links: r.a.links.map((u) => u.split('/').pop()), correct: r.correct })),
-      banking77_answered: b77.filter((r) => answered(r.a)).map((r) => ({ text: r.row.text, intent: r.row.category, links: r.a.links.map((u) => u.split('/').pop()) })),
+      stackfaq: faq.map((r) => ({
+        query_id: r.q.query_id,
+        group: r.q.group,
+        gold: r.q.thread_id,
+        status: r.a.status,
+        responseType: r.a.responseType,
+        links: r.a.links.map((u) => u.split('/').pop()),
+        correct: r.correct,
+      })),
+      banking77_answered: b77
+        .filter((r) => answered(r.a))
+        .map((r) => ({ text: r.row.text, intent: r.row.category, links: r.a.links.map((u) => u.split('/').pop()) })),
     },
   };
 }
@@ -204,11 +251,23 @@ async function latency(app: InProcessApp, o: Options) {
   // The API and the baseline each run in a process of their own, as `npm start` runs the API:
   // this process only sends the requests, the same way to both.
   const apiProcess = await startChildProcess(app, { name: 'api', entry: 'api/server.ts', portVariable: 'API_PORT' });
-  const directProcess = await startChildProcess(app, { name: 'direct-ask', entry: 'bench/lib/direct-ask-server.ts', portVariable: 'DIRECT_ASK_PORT' });
+  const directProcess = await startChildProcess(app, {
+    name: 'direct-ask',
+    entry: 'bench/lib/direct-ask-server.ts',
+    portVariable: 'DIRECT_ASK_PORT',
+  });
   const apiClient = client.at(apiProcess.baseUrl);
   const direct = async (query: string) => {
-    const res = await fetch(`${directProcess.baseUrl}/ask`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ tenant, query }) });
-    return { status: res.status, body: (await res.json()) as any, serverTiming: res.headers.get('server-timing') ?? undefined };
+    const res = await fetch(`${directProcess.baseUrl}/ask`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ tenant, query }),
+    });
+    return {
+      status: res.status,
+      body: (await res.json()) as any,
+      serverTiming: res.headers.get('server-timing') ?? undefined,
+    };
   };
   let lastAnswerId = '';
   const api = async (query: string) => {
@@ -216,26 +275,35 @@ async function latency(app: InProcessApp, o: Options) {
     if (res.status === 200) lastAnswerId = res.body.id;
     return { status: res.status, body: res.body, serverTiming: res.headers.get('server-timing') ?? undefined };
   };
-  const calls: Record<Mode, (q: string) => Promise<{ status: number; body: any; serverTiming?: string }>> = { direct, api };
+  const calls: Record<Mode, (q: string) => Promise<{ status: number; body: any; serverTiming?: string }>> = {
+    direct,
+    api,
+  };
 
   // The same answer both ways: response type and links of a few queries must agree.
   const checked = queries.slice(0, 10);
   let same = 0;
   for (const q of checked) {
     const [d, a] = [await direct(q), await api(q)];
-    if (d.body.responseType === a.body.responseType && JSON.stringify(d.body.urls) === JSON.stringify(a.body.urls)) same += 1;
+    if (d.body.responseType === a.body.responseType && JSON.stringify(d.body.urls) === JSON.stringify(a.body.urls))
+      same += 1;
   }
 
-  const answeredBy: Record<Mode, { calls: number; answered: number }> = { direct: { calls: 0, answered: 0 }, api: { calls: 0, answered: 0 } };
-  let cursor = 0;
-  const call = (mode: Mode): Call => async () => {
-    const r = await calls[mode](queries[cursor++ % queries.length]);
-    if (r.status === 200) {
-      answeredBy[mode].calls += 1;
-      if (r.body.responseType !== 'no-answer') answeredBy[mode].answered += 1;
-    }
-    return { status: r.status, serverTiming: r.serverTiming };
+  const answeredBy: Record<Mode, { calls: number; answered: number }> = {
+    direct: { calls: 0, answered: 0 },
+    api: { calls: 0, answered: 0 },
   };
+  let cursor = 0;
+  const call =
+    (mode: Mode): Call =>
+    async () => {
+      const r = await calls[mode](queries[cursor++ % queries.length]);
+      if (r.status === 200) {
+        answeredBy[mode].calls += 1;
+        if (r.body.responseType !== 'no-answer') answeredBy[mode].answered += 1;
+      }
+      return { status: r.status, serverTiming: r.serverTiming };
+    };
 
   const loadBeforeMeasuring = load1m();
   for (const mode of MODES) {
@@ -255,13 +323,19 @@ async function latency(app: InProcessApp, o: Options) {
       const rounds: Record<Mode, Round[]> = { direct: [], api: [] };
       for (let r = 0; r < o.rounds; r++) {
         // Each round starts with the other mode, so neither always runs first.
-        for (const mode of r % 2 ? [...MODES].reverse() : MODES) rounds[mode].push(await runRound(level.perRound, level.concurrency, o.maxRoundSeconds * 1000, call(mode)));
+        for (const mode of r % 2 ? [...MODES].reverse() : MODES)
+          rounds[mode].push(await runRound(level.perRound, level.concurrency, o.maxRoundSeconds * 1000, call(mode)));
       }
       for (const mode of MODES) {
         const s = (stats[`${mode}_${level.label}`] = pooledStats(rounds[mode]));
-        console.log(`[ask] ${mode} ${level.label}: p50 ${s.p50_ms} ms, p95 ${s.p95_ms} ms, ${s.per_s}/s (${s.ok}/${s.requests} ok)`);
+        console.log(
+          `[ask] ${mode} ${level.label}: p50 ${s.p50_ms} ms, p95 ${s.p95_ms} ms, ${s.per_s}/s (${s.ok}/${s.requests} ok)`,
+        );
         const ok = rounds[mode].flatMap((x) => x.samples).filter((x) => x.status === 200);
-        breakdown[`${mode}_${level.label}`] = { ...averageServerTiming(ok.map((x) => x.serverTiming)), client: { samples: ok.length, mean_ms: round(ok.reduce((a, x) => a + x.ms, 0) / Math.max(1, ok.length), 2) } };
+        breakdown[`${mode}_${level.label}`] = {
+          ...averageServerTiming(ok.map((x) => x.serverTiming)),
+          client: { samples: ok.length, mean_ms: round(ok.reduce((a, x) => a + x.ms, 0) / Math.max(1, ok.length), 2) },
+        };
       }
     }
   } finally {
@@ -276,11 +350,13 @@ async function latency(app: InProcessApp, o: Options) {
   return {
     protocol: {
       tenant_articles: articles.length,
-      articles: 'the ingest benchmark articles (bench/lib/datasets.ts buildArticles): StackFAQ answers and DialogSum dialogues, 3 products',
+      articles:
+        'the ingest benchmark articles (bench/lib/datasets.ts buildArticles): StackFAQ answers and DialogSum dialogues, 3 products',
       upload_seconds: uploadSeconds,
       queries: `StackFAQ paraphrased questions (${queries.length} non-empty, fixed shuffle), no productId, author customer`,
       modes: {
-        direct: 'askInProcess (the workflow\'s steps: retrieval, local composition, storing the answer) and presentAnswer, with dependencies built like the worker\'s, in a process of its own (bench/lib/direct-ask-server.ts) called over loopback HTTP like the API; no Temporal',
+        direct:
+          "askInProcess (the workflow's steps: retrieval, local composition, storing the answer) and presentAnswer, with dependencies built like the worker's, in a process of its own (bench/lib/direct-ask-server.ts) called over loopback HTTP like the API; no Temporal",
         api: `POST /v1/assistant/ask over HTTP on the loopback to the API in a process of its own (api/server.ts, as npm start runs it), no Chat-Identifier; each ask a Temporal execution (workflows/ask.ts) run by that process's ask worker, ${o.keys} keys of the tenant in turn`,
       },
       calls_per_mode: { c1: o.c1Requests, [high]: o.highRequests },
@@ -297,9 +373,19 @@ async function latency(app: InProcessApp, o: Options) {
     [`api_over_direct_p50_${high}`]: ratio(stats[`api_${high}`].p50_ms, stats[`direct_${high}`].p50_ms),
     same_answer_direct_and_api: `${same}/${checked.length}`,
     history_of_one_ask: history,
-    answered_share: Object.fromEntries(MODES.map((m) => [m, round(answeredBy[m].answered / Math.max(1, answeredBy[m].calls))])),
+    answered_share: Object.fromEntries(
+      MODES.map((m) => [m, round(answeredBy[m].answered / Math.max(1, answeredBy[m].calls))]),
+    ),
     breakdown,
-    load_average_1m: { before_measuring: loadBeforeMeasuring, while_measuring: { min: Math.min(...loadSamples), mean: round(loadSamples.reduce((a, b) => a + b, 0) / loadSamples.length, 2), max: Math.max(...loadSamples), samples: loadSamples.length } },
+    load_average_1m: {
+      before_measuring: loadBeforeMeasuring,
+      while_measuring: {
+        min: Math.min(...loadSamples),
+        mean: round(loadSamples.reduce((a, b) => a + b, 0) / loadSamples.length, 2),
+        max: Math.max(...loadSamples),
+        samples: loadSamples.length,
+      },
+    },
   };
 }
 
@@ -308,7 +394,8 @@ async function askHistory(app: InProcessApp, tenant: string, answerId: string) {
   const events = (await app.temporal.workflow.getHandle(`ask:${tenant}:${answerId}`).fetchHistory()).events ?? [];
   const byType: Record<string, number> = {};
   for (const e of events) {
-    const attributes = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? 'unknown';
+    const attributes =
+      Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? 'unknown';
     const type = attributes.replace(/EventAttributes$/, '');
     byType[type] = (byType[type] ?? 0) + 1;
   }
@@ -320,26 +407,70 @@ async function tune(app: InProcessApp, o: Options) {
   const train = loadBanking77(resolveDatasets(o.datasets), 'train');
   const negatives = evenSample(train, o.tuneNegatives).map((r) => r.text);
   const positives = kb.queries.filter((q) => q.group === 'A');
-  const tuned = await tuneAsk({ tenant: kb.tenant, positives, goldUrl: kb.goldUrl, negatives, concurrency: o.qualityConcurrency });
-  return { positives: positives.length, negatives: { source: 'banking77/train.csv', sampled: negatives.length, of: train.length, sample: 'evenly spread over the file (every ~6.7th row), all 77 intents' }, ...tuned };
+  const tuned = await tuneAsk({
+    tenant: kb.tenant,
+    positives,
+    goldUrl: kb.goldUrl,
+    negatives,
+    concurrency: o.qualityConcurrency,
+  });
+  return {
+    positives: positives.length,
+    negatives: {
+      source: 'banking77/train.csv',
+      sampled: negatives.length,
+      of: train.length,
+      sample: 'evenly spread over the file (every ~6.7th row), all 77 intents',
+    },
+    ...tuned,
+  };
 }
 
 async function main(): Promise<void> {
   const o = new Command('bench:ask')
-    .description('POST /v1/assistant/ask with the local engine: answers and first links on StackFAQ, abstention on BANKING77, latency through the API against the same code called directly.')
-    .option('--datasets <dir>', 'folder holding stackfaq/, banking77/ and dialogsum/ (relative to the repository root)', DEFAULT_DATASETS)
+    .description(
+      'POST /v1/assistant/ask with the local engine: answers and first links on StackFAQ, abstention on BANKING77, latency through the API against the same code called directly.',
+    )
+    .option(
+      '--datasets <dir>',
+      'folder holding stackfaq/, banking77/ and dialogsum/ (relative to the repository root)',
+      DEFAULT_DATASETS,
+    )
     .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/ask.json')
-    .option('--latency-articles <n>', 'articles in the latency tenant (the ingest benchmark articles); 0 skips the latency part', nonNegativeInt, 5000)
+    .option(
+      '--latency-articles <n>',
+      'articles in the latency tenant (the ingest benchmark articles); 0 skips the latency part',
+      nonNegativeInt,
+      5000,
+    )
     .option('--concurrency <n>', 'the high concurrency level of the latency part (the low one is 1)', positiveInt, 16)
-    .option('--quality-concurrency <n>', 'asks in flight while scoring StackFAQ and BANKING77 (and retrievals while tuning)', positiveInt, 4)
-    .option('--keys <n>', 'API keys of each tenant to spread requests over (the rate limit is per key)', positiveInt, 16)
+    .option(
+      '--quality-concurrency <n>',
+      'asks in flight while scoring StackFAQ and BANKING77 (and retrievals while tuning)',
+      positiveInt,
+      4,
+    )
+    .option(
+      '--keys <n>',
+      'API keys of each tenant to spread requests over (the rate limit is per key)',
+      positiveInt,
+      16,
+    )
     .option('--c1-requests <n>', 'latency: calls per mode at concurrency 1, over all rounds', positiveInt, 90)
     .option('--high-requests <n>', 'latency: calls per mode at the high concurrency, over all rounds', positiveInt, 240)
     .option('--rounds <n>', 'latency: interleaved rounds per concurrency level', positiveInt, 3)
     .option('--warmup <n>', 'latency: warm-up calls per mode (twice as many at the high concurrency)', positiveInt, 10)
     .option('--max-round-seconds <n>', 'latency: a round stops sending after this long', positiveInt, 90)
-    .option('--tune', 'calibrate the no-answer threshold, lexical weight and article alpha on StackFAQ group A and BANKING77 train; writes bench/results/tune-ask.json', false)
-    .option('--latency-only', 'run only the latency part and write its numbers alone (for working on the read path; goals of the quality part are not judged)', false)
+    .option(
+      '--tune',
+      'calibrate the no-answer threshold, lexical weight and article alpha on StackFAQ group A and BANKING77 train; writes bench/results/tune-ask.json',
+      false,
+    )
+    .option(
+      '--latency-only',
+      'run only the latency part and write its numbers alone (for working on the read path; goals of the quality part are not judged)',
+      false,
+    )
     .option('--tune-negatives <n>', 'BANKING77 train questions used as negatives when tuning', positiveInt, 1500)
     .parse()
     .opts<Options>();
@@ -354,12 +485,24 @@ async function main(): Promise<void> {
   try {
     if (o.tune) {
       const tuned = await tune(app, o);
-      writeResult('bench/results/tune-ask.json', { ...info, datasets: 'StackFAQ group A (positives) and BANKING77 train (negatives) only', goal_margin: { groupA_answered_min: MIN_ANSWERED_A }, ...tuned, total_seconds: round((Date.now() - started) / 1000, 1) });
+      writeResult('bench/results/tune-ask.json', {
+        ...info,
+        datasets: 'StackFAQ group A (positives) and BANKING77 train (negatives) only',
+        goal_margin: { groupA_answered_min: MIN_ANSWERED_A },
+        ...tuned,
+        total_seconds: round((Date.now() - started) / 1000, 1),
+      });
       return;
     }
     if (o.latencyOnly) {
       const lat = await latency(app, o);
-      writeResult(o.out, { ...info, engine: 'local', settings, latency: lat, total_seconds: round((Date.now() - started) / 1000, 1) });
+      writeResult(o.out, {
+        ...info,
+        engine: 'local',
+        settings,
+        latency: lat,
+        total_seconds: round((Date.now() - started) / 1000, 1),
+      });
       return;
     }
     const q = await quality(app, o);
@@ -376,13 +519,16 @@ async function main(): Promise<void> {
       knobs: { answer_threshold: ANSWER_THRESHOLD, article_retrieval: ASK_RETRIEVAL.articles },
       goals: GOALS,
       goals_met: {
-        stackfaq_groupB_first_link_correct: q.result.stackfaq_groupB.first_link_correct >= GOALS.stackfaq_groupB_first_link_correct_min,
+        stackfaq_groupB_first_link_correct:
+          q.result.stackfaq_groupB.first_link_correct >= GOALS.stackfaq_groupB_first_link_correct_min,
         banking77_no_answer: q.result.banking77_no_answer >= GOALS.banking77_no_answer_min,
         stackfaq_groupB_answered: q.result.stackfaq_groupB.answered >= GOALS.stackfaq_groupB_answered_min,
         ...(lat
           ? {
               api_over_direct_p50_c1: (lat.api_over_direct_p50_c1 ?? Infinity) <= GOALS.api_over_direct_p50_c1_max,
-              [`api_over_direct_throughput_${high}`]: ((lat[`api_over_direct_throughput_${high}`] as number | null) ?? 0) >= GOALS.api_over_direct_throughput_c16_min,
+              [`api_over_direct_throughput_${high}`]:
+                ((lat[`api_over_direct_throughput_${high}`] as number | null) ?? 0) >=
+                GOALS.api_over_direct_throughput_c16_min,
             }
           : {}),
       },

@@ -43,7 +43,11 @@ const ANSWERS = [
   'Sorry for the trouble! Your request has been forwarded to our payments team, who will reply within two business days.',
   'Please open the app, tap Cards, and follow the steps shown there.',
 ];
-const LEAKS = ['Contact me at jane.doe@example.com.', 'Your card 4111 1111 1111 1111 is active.', 'Use the key sk-proj-AbCdEfGhIjKlMnOpQrStUvWx123 for the API.'];
+const LEAKS = [
+  'Contact me at jane.doe@example.com.',
+  'Your card 4111 1111 1111 1111 is active.',
+  'Use the key sk-proj-AbCdEfGhIjKlMnOpQrStUvWx123 for the API.',
+];
 
 async function writeRecords(file: string, questions: string[], count: number): Promise<void> {
   const out = fs.createWriteStream(file);
@@ -70,7 +74,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
   const o = new Command('bench:eval-batch')
-    .description('Batch evaluation benchmark: a large import graded by the built-in judge, with the worker killed once mid-run.')
+    .description(
+      'Batch evaluation benchmark: a large import graded by the built-in judge, with the worker killed once mid-run.',
+    )
     .option('--datasets <dir>', 'folder holding banking77/ (relative to the repository root)', DEFAULT_DATASETS)
     .option('--records <n>', 'records in the import file', positiveInt, 100_000)
     .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/eval-batch.json')
@@ -94,7 +100,12 @@ async function main(): Promise<void> {
   let starts = 0;
   const startWorker = async () => {
     worker = spawnNode(`worker-${++starts}`, 'worker/main.ts', env, dataDir);
-    for (let i = 0; i < 240 && !(fs.readFileSync(worker.logFile, 'utf8').includes('worker polling') && (await presence.isPolling())); i++) await sleep(250);
+    for (
+      let i = 0;
+      i < 240 && !(fs.readFileSync(worker.logFile, 'utf8').includes('worker polling') && (await presence.isPolling()));
+      i++
+    )
+      await sleep(250);
   };
   const tenant = `bench-eval-${randomBytes(4).toString('hex')}`;
   try {
@@ -147,7 +158,9 @@ async function main(): Promise<void> {
       judge: 'built-in',
       use_case: 'default',
     });
-    console.log(`[eval-batch] ${o.records} records in ${seconds.toFixed(1)} s (${(o.records / seconds).toFixed(1)}/s); stored ${stored}, graded twice ${gradedTwice}`);
+    console.log(
+      `[eval-batch] ${o.records} records in ${seconds.toFixed(1)} s (${(o.records / seconds).toFixed(1)}/s); stored ${stored}, graded twice ${gradedTwice}`,
+    );
   } finally {
     if (worker) await stopService(worker);
     await connection.close();

@@ -70,9 +70,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A key with every scope for a new tenant, through the operators' `keys` command. */
 function createKey(stack: Launched, tenant: string): string {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: stack.dataDir, WEAVIATE_HOST: '127.0.0.1', WEAVIATE_HTTP_PORT: String(stack.ports.weaviateHttp), WEAVIATE_GRPC_PORT: String(stack.ports.weaviateGrpc) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: stack.dataDir,
+    WEAVIATE_HOST: '127.0.0.1',
+    WEAVIATE_HTTP_PORT: String(stack.ports.weaviateHttp),
+    WEAVIATE_GRPC_PORT: String(stack.ports.weaviateGrpc),
+  };
   delete env.WEAVIATE_API_KEY;
-  const out = spawnSync(process.execPath, ['scripts/bootstrap.js', 'keys', 'create', '--tenant', tenant, '--scopes', 'all', '--json'], { cwd: REPO_ROOT, env, encoding: 'utf8' });
+  const out = spawnSync(
+    process.execPath,
+    ['scripts/bootstrap.js', 'keys', 'create', '--tenant', tenant, '--scopes', 'all', '--json'],
+    { cwd: REPO_ROOT, env, encoding: 'utf8' },
+  );
   if (out.status !== 0) throw new Error(`keys create failed: ${out.stderr}`);
   return JSON.parse(out.stdout.trim().split('\n').pop()!).key;
 }
@@ -97,7 +107,15 @@ class Load {
     private readonly tenants: { tenant: string; key: string }[],
   ) {}
 
-  async call(o: { kind: Kind; tenant: string; key: string; method: string; path: string; body?: unknown; id?: string }): Promise<Sample> {
+  async call(o: {
+    kind: Kind;
+    tenant: string;
+    key: string;
+    method: string;
+    path: string;
+    body?: unknown;
+    id?: string;
+  }): Promise<Sample> {
     const start = Date.now();
     let status = 0;
     let error: string | undefined;
@@ -121,8 +139,22 @@ class Load {
   }
 
   private request(kind: Kind, t: { tenant: string; key: string }) {
-    if (kind === 'search') return this.call({ kind, ...t, method: 'POST', path: '/v1/search/cases', body: { query: 'printer does not print after update' } });
-    if (kind === 'ask') return this.call({ kind, ...t, method: 'POST', path: '/v1/assistant/ask', body: { query: 'How do I fix a printer that stopped printing?' } });
+    if (kind === 'search')
+      return this.call({
+        kind,
+        ...t,
+        method: 'POST',
+        path: '/v1/search/cases',
+        body: { query: 'printer does not print after update' },
+      });
+    if (kind === 'ask')
+      return this.call({
+        kind,
+        ...t,
+        method: 'POST',
+        path: '/v1/assistant/ask',
+        body: { query: 'How do I fix a printer that stopped printing?' },
+      });
     const id = `fault-${randomUUID()}`;
     return this.call({ kind, ...t, method: 'POST', path: '/v1/cases', body: { data: [caseRecord(id, this.n++)] }, id });
   }
@@ -157,7 +189,12 @@ class Load {
 }
 
 /** Waits until every target has a new pid (the supervisor started it again); the time it saw the last one. */
-async function waitRestarted(stack: Launched, names: string[], old: Map<string, number>, timeoutMs: number): Promise<number | null> {
+async function waitRestarted(
+  stack: Launched,
+  names: string[],
+  old: Map<string, number>,
+  timeoutMs: number,
+): Promise<number | null> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     const pids = names.map((n) => stack.pid(n));
@@ -171,7 +208,9 @@ async function waitRestarted(stack: Launched, names: string[], old: Map<string, 
 function allKindsSucceeded(samples: Sample[], from: number): number | null {
   let latest = 0;
   for (const kind of ['search', 'ask', 'upload'] as Kind[]) {
-    const first = samples.filter((s) => s.kind === kind && s.start >= from && s.status === 200).sort((a, b) => a.end - b.end)[0];
+    const first = samples
+      .filter((s) => s.kind === kind && s.start >= from && s.status === 200)
+      .sort((a, b) => a.end - b.end)[0];
     if (!first) return null;
     latest = Math.max(latest, first.end);
   }
@@ -191,8 +230,11 @@ async function runFault(o: { fault: Fault; load: Load; stack: Launched; options:
   const restartedAt = await waitRestarted(stack, names, old, options.maxOutageSeconds * 1000);
   let recoveredAt: number | null = null;
   const giveUp = Date.now() + options.maxOutageSeconds * 1000;
-  while (restartedAt && Date.now() < giveUp && !(recoveredAt = allKindsSucceeded(load.samples, restartedAt))) await sleep(500);
-  console.log(`[faults] ${fault}: restarted ${restartedAt ? `after ${((restartedAt - killedAt) / 1000).toFixed(1)} s` : 'never'}; recovered ${recoveredAt ? `${((recoveredAt - (restartedAt ?? 0)) / 1000).toFixed(1)} s after` : 'never'}`);
+  while (restartedAt && Date.now() < giveUp && !(recoveredAt = allKindsSucceeded(load.samples, restartedAt)))
+    await sleep(500);
+  console.log(
+    `[faults] ${fault}: restarted ${restartedAt ? `after ${((restartedAt - killedAt) / 1000).toFixed(1)} s` : 'never'}; recovered ${recoveredAt ? `${((recoveredAt - (restartedAt ?? 0)) / 1000).toFixed(1)} s after` : 'never'}`,
+  );
   await sleep(options.afterSeconds * 1000);
   const outageEnd = recoveredAt ?? Date.now();
   const during = load.samples.filter((s) => s.end >= killedAt && s.start <= outageEnd);
@@ -200,7 +242,10 @@ async function runFault(o: { fault: Fault; load: Load; stack: Launched; options:
   const overDeadline = during.filter((s) => s.end - s.start > DEADLINE_MS[s.kind]);
   const byStatus: Record<string, number> = {};
   for (const s of during) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
-  const errors = [...new Set(during.filter((s) => s.error).map((s) => `${s.kind} ${s.status}: ${s.error}`))].slice(0, 10);
+  const errors = [...new Set(during.filter((s) => s.error).map((s) => `${s.kind} ${s.status}: ${s.error}`))].slice(
+    0,
+    10,
+  );
   const result = {
     killed: names,
     first_503_s: first503 ? round((first503.end - killedAt) / 1000, 2) : null,
@@ -264,20 +309,32 @@ async function main(options: Options): Promise<void> {
     const tenants = ['faults-a', 'faults-b'].map((tenant) => ({ tenant, key: createKey(stack, tenant) }));
     const load = new Load(stack.baseUrl, tenants);
     for (const t of tenants) {
-      const seed = await load.call({ kind: 'upload', ...t, method: 'POST', path: '/v1/cases', body: { data: [0, 1, 2].map((n) => caseRecord(`seed-${t.tenant}-${n}`, n)) } });
+      const seed = await load.call({
+        kind: 'upload',
+        ...t,
+        method: 'POST',
+        path: '/v1/cases',
+        body: { data: [0, 1, 2].map((n) => caseRecord(`seed-${t.tenant}-${n}`, n)) },
+      });
       if (seed.status !== 200) throw new Error(`seeding ${t.tenant} answered ${seed.status}`);
     }
     load.start();
     const runs: { fault: Fault; killedAt: number; result: Awaited<ReturnType<typeof runFault>>['result'] }[] = [];
-    for (const fault of Object.keys(TARGETS) as Fault[]) runs.push({ fault, ...(await runFault({ fault, load, stack, options })) });
+    for (const fault of Object.keys(TARGETS) as Fault[])
+      runs.push({ fault, ...(await runFault({ fault, load, stack, options })) });
     await load.stop();
     const lost = new Set(await lostUploads(load, stack.baseUrl));
     // A lost upload is charged to the last fault killed before it was acknowledged (the first fault, if none was).
-    for (const s of load.samples.filter((x) => x.id && lost.has(x.id))) (runs.filter((r) => r.killedAt <= s.end).pop() ?? runs[0]).result.acknowledged_lost += 1;
+    for (const s of load.samples.filter((x) => x.id && lost.has(x.id)))
+      (runs.filter((r) => r.killedAt <= s.end).pop() ?? runs[0]).result.acknowledged_lost += 1;
     const faults = Object.fromEntries(runs.map((r) => [r.fault, r.result]));
     writeResult(options.out, {
       ...info,
-      settings: { ...options, load: 'per tenant: a search every 1 s, an ask every 2 s, a one-case upload every 2 s, sent on time (open loop); 2 tenants', deadlines_ms: DEADLINE_MS },
+      settings: {
+        ...options,
+        load: 'per tenant: a search every 1 s, an ask every 2 s, a one-case upload every 2 s, sent on time (open loop); 2 tenants',
+        deadlines_ms: DEADLINE_MS,
+      },
       goals: GOALS,
       acknowledged_uploads: load.acknowledged.size,
       acknowledged_lost: lost.size,

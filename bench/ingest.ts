@@ -37,7 +37,9 @@ interface Options {
 
 /** The texts the ingest activity embeds for an article: title, heading and text of each passage. */
 function passageTexts(article: { title: string; body: string }): string[] {
-  return toPassages(articleSections(article.body)).map((p) => [article.title, p.heading, p.text].filter(Boolean).join('\n'));
+  return toPassages(articleSections(article.body)).map((p) =>
+    [article.title, p.heading, p.text].filter(Boolean).join('\n'),
+  );
 }
 
 /** `n` items spread evenly over the list, so the sample has the list's length distribution. */
@@ -47,7 +49,10 @@ function evenSample<T>(items: readonly T[], n: number): T[] {
 }
 
 /** Raw embedding throughput: texts per second, batches of 32, one request at a time. */
-async function rawEmbeddingRate(label: string, texts: string[]): Promise<{ texts: number; seconds: number; per_s: number }> {
+async function rawEmbeddingRate(
+  label: string,
+  texts: string[],
+): Promise<{ texts: number; seconds: number; per_s: number }> {
   const { baseUrl, apiKey, model } = loadServicesConfig().embeddings;
   const batches = chunks(texts, EMBEDDING_BATCH);
   const bar = progress(`[embeddings] ${label}`, texts.length, { every: EMBEDDING_BATCH * 10 });
@@ -60,7 +65,8 @@ async function rawEmbeddingRate(label: string, texts: string[]): Promise<{ texts
     });
     if (!res.ok) throw new Error(`embedding server answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
     const body = (await res.json()) as { data: unknown[] };
-    if (body.data.length !== input.length) throw new Error(`embedding server returned ${body.data.length} vectors for ${input.length} texts`);
+    if (body.data.length !== input.length)
+      throw new Error(`embedding server returned ${body.data.length} vectors for ${input.length} texts`);
     bar.tick(input.length);
   }
   bar.stop();
@@ -70,8 +76,14 @@ async function rawEmbeddingRate(label: string, texts: string[]): Promise<{ texts
 
 async function main(): Promise<void> {
   const o = new Command('bench:ingest')
-    .description('Ingestion benchmark: GitHub status incidents and articles uploaded end to end, against the raw embedding server.')
-    .option('--datasets <dir>', 'folder holding stackfaq/, dialogsum/ and github_status_incidents/ (relative to the repository root)', DEFAULT_DATASETS)
+    .description(
+      'Ingestion benchmark: GitHub status incidents and articles uploaded end to end, against the raw embedding server.',
+    )
+    .option(
+      '--datasets <dir>',
+      'folder holding stackfaq/, dialogsum/ and github_status_incidents/ (relative to the repository root)',
+      DEFAULT_DATASETS,
+    )
     .option('--articles <n>', 'articles to build and upload', positiveInt, 5000)
     .option('--chunk <n>', 'articles per upload request (the API takes at most 1,000 and 10 MB)', positiveInt, 200)
     .option('--article-concurrency <n>', 'article upload requests in flight', positiveInt, 1)
@@ -89,7 +101,10 @@ async function main(): Promise<void> {
   const passages = texts.reduce((n, t) => n + t.length, 0);
   const passageChars = texts.flat().reduce((n, t) => n + t.length, 0);
   const sample = evenSample(texts.flat(), o.embedSample);
-  const incidentSample = evenSample(incidents.map((r) => incidentText(r as any)), Math.min(o.embedSample, 96));
+  const incidentSample = evenSample(
+    incidents.map((r) => incidentText(r as any)),
+    Math.min(o.embedSample, 96),
+  );
   console.log(`[ingest] ${incidents.length} incidents; ${articles.length} articles = ${passages} passages`);
 
   const info = runInfo();
@@ -97,7 +112,9 @@ async function main(): Promise<void> {
   const app = await startApp();
   try {
     const tenant = freshTenant('bench-ingest');
-    const client = await tenantClient(app, tenant, ['articles:write', 'incidents:write', 'search'], 4, { 'X-Business-Id': tenant });
+    const client = await tenantClient(app, tenant, ['articles:write', 'incidents:write', 'search'], 4, {
+      'X-Business-Id': tenant,
+    });
 
     const rawBefore = await rawEmbeddingRate('raw passages (before uploads)', sample);
 
@@ -121,14 +138,18 @@ async function main(): Promise<void> {
     });
     bar.stop();
     const articleSeconds = (Date.now() - articlesStarted) / 1000;
-    if (failed.length) console.warn(`[ingest] ${failed.length} articles failed, e.g. ${JSON.stringify(failed.slice(0, 3))}`);
+    if (failed.length)
+      console.warn(`[ingest] ${failed.length} articles failed, e.g. ${JSON.stringify(failed.slice(0, 3))}`);
 
     const rawAfter = await rawEmbeddingRate('raw passages (after uploads)', sample);
     const rawIncidents = await rawEmbeddingRate('raw incident texts', incidentSample);
 
     // Spot check that the uploads are searchable: an article's own title finds it.
     const probe = articles[Math.floor(articles.length / 3)];
-    const found = await client.request('GET', `/v1/community/search/articles?text=${encodeURIComponent(probe.title)}&limit=10`);
+    const found = await client.request(
+      'GET',
+      `/v1/community/search/articles?text=${encodeURIComponent(probe.title)}&limit=10`,
+    );
     const probeFound = found.status === 200 && found.body.articles.some((a: any) => a.id === probe.articleId);
 
     const articlesPerS = articles.length / articleSeconds;
@@ -154,7 +175,13 @@ async function main(): Promise<void> {
       // The same for incidents: raw incident texts/s (batches of 32) divided by incidents/s end to end.
       incident_embedding_texts_per_s: rawIncidents.per_s,
       incident_overhead_ratio: round(rawIncidents.per_s / incidentsPerS, 3),
-      settings: { chunk: o.chunk, article_concurrency: o.articleConcurrency, incident_concurrency: o.incidentConcurrency, embed_sample: sample.length, embed_sample_chars: sample.reduce((n, t) => n + t.length, 0) },
+      settings: {
+        chunk: o.chunk,
+        article_concurrency: o.articleConcurrency,
+        incident_concurrency: o.incidentConcurrency,
+        embed_sample: sample.length,
+        embed_sample_chars: sample.reduce((n, t) => n + t.length, 0),
+      },
       search_spot_check_found: probeFound,
       client: client.stats,
       total_seconds: round((Date.now() - started) / 1000, 1),
@@ -164,7 +191,10 @@ async function main(): Promise<void> {
         `raw embeddings ${result.embedding_passages_per_s} passages/s, overhead ratio ${result.overhead_ratio}`,
     );
     writeResult(o.out, result);
-    if (failed.length || !probeFound) throw new Error(failed.length ? `${failed.length} articles failed` : 'the spot-check search did not find its article');
+    if (failed.length || !probeFound)
+      throw new Error(
+        failed.length ? `${failed.length} articles failed` : 'the spot-check search did not find its article',
+      );
   } finally {
     await app.close();
   }

@@ -15,7 +15,15 @@
 import { Command, Option } from 'commander';
 import path from 'node:path';
 import { gradeRule } from '../domain/evaluation/builtin-judge';
-import { type IfevalItem, loadIfeval, type Phrasing, readRulesFile, renderRules, type RuleLine, writeRulesFile } from './lib/ifeval-rules';
+import {
+  type IfevalItem,
+  loadIfeval,
+  type Phrasing,
+  readRulesFile,
+  renderRules,
+  type RuleLine,
+  writeRulesFile,
+} from './lib/ifeval-rules';
 import { progress } from './lib/progress';
 import { DEFAULT_DATASETS, REPO_ROOT, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 
@@ -40,8 +48,19 @@ function grade(items: IfevalItem[], rules: RuleLine[], label: string): Graded[] 
     const messages = [{ role: 'user', content: item.prompt }];
     for (const ins of item.instructions) {
       const rule = byId.get(`${item.key}:${ins.index}`);
-      const r = rule === undefined ? { outcome: 'not_applicable' as const, explanation: 'no rule text for this instruction in the rules file' } : gradeRule({ id: `${item.key}:${ins.index}`, description: rule }, { messages, output: item.response });
-      out.push({ key: item.key, index: ins.index, type: ins.id, rule: rule ?? '', reference: ins.reference, outcome: r.outcome, explanation: r.explanation });
+      const r =
+        rule === undefined
+          ? { outcome: 'not_applicable' as const, explanation: 'no rule text for this instruction in the rules file' }
+          : gradeRule({ id: `${item.key}:${ins.index}`, description: rule }, { messages, output: item.response });
+      out.push({
+        key: item.key,
+        index: ins.index,
+        type: ins.id,
+        rule: rule ?? '',
+        reference: ins.reference,
+        outcome: r.outcome,
+        explanation: r.explanation,
+      });
       bar.tick();
     }
   }
@@ -75,15 +94,28 @@ function details(graded: Graded[]) {
     gradable: gradable.length,
     fail_precision: round(ourFail.length ? bothFail / ourFail.length : 0),
     fail_recall: round(refFail.length ? bothFail / refFail.length : 0),
-    instruction_accuracy: { judge: round(gradable.filter((g) => g.outcome === 'pass').length / Math.max(1, gradable.length)), reference: round(graded.filter((g) => g.reference).length / Math.max(1, graded.length)) },
+    instruction_accuracy: {
+      judge: round(gradable.filter((g) => g.outcome === 'pass').length / Math.max(1, gradable.length)),
+      reference: round(graded.filter((g) => g.reference).length / Math.max(1, graded.length)),
+    },
     prompt_accuracy: {
       judge: round(prompts.filter((p) => p.every((g) => g.outcome !== 'fail')).length / Math.max(1, prompts.length)),
       reference: round(prompts.filter((p) => p.every((g) => g.reference)).length / Math.max(1, prompts.length)),
     },
     per_type: Object.fromEntries(types.map((t) => [t, summary(graded.filter((g) => g.type === t))])),
     disagreements_total: disagreements.length,
-    disagreements: disagreements.slice(0, MAX_DISAGREEMENTS).map((g) => ({ key: g.key, instruction: g.type, rule: g.rule, judge: g.outcome, reference: g.reference ? 'pass' : 'fail', explanation: g.explanation })),
-    not_gradable_rules: graded.filter((g) => g.outcome === 'not_applicable').slice(0, MAX_DISAGREEMENTS).map((g) => ({ key: g.key, instruction: g.type, rule: g.rule })),
+    disagreements: disagreements.slice(0, MAX_DISAGREEMENTS).map((g) => ({
+      key: g.key,
+      instruction: g.type,
+      rule: g.rule,
+      judge: g.outcome,
+      reference: g.reference ? 'pass' : 'fail',
+      explanation: g.explanation,
+    })),
+    not_gradable_rules: graded
+      .filter((g) => g.outcome === 'not_applicable')
+      .slice(0, MAX_DISAGREEMENTS)
+      .map((g) => ({ key: g.key, instruction: g.type, rule: g.rule })),
   };
 }
 
@@ -91,8 +123,15 @@ async function main() {
   const program = new Command()
     .description('Agreement of the built-in judge with the strict IFEval reference verdicts on the GPT-4 responses.')
     .option('--datasets <dir>', 'folder holding the dataset folders', DEFAULT_DATASETS)
-    .option('--rules <file>', 'JSONL rules file ({"key", "index", "description"} per line) to grade with instead of a built-in phrasing')
-    .addOption(new Option('--phrasing <name>', 'built-in phrasing to grade with when no --rules file is given').choices(['project', 'alt', 'heldout']).default('project'))
+    .option(
+      '--rules <file>',
+      'JSONL rules file ({"key", "index", "description"} per line) to grade with instead of a built-in phrasing',
+    )
+    .addOption(
+      new Option('--phrasing <name>', 'built-in phrasing to grade with when no --rules file is given')
+        .choices(['project', 'alt', 'heldout'])
+        .default('project'),
+    )
     .option('--write-rules <file>', 'write the selected built-in phrasing as a rules file and exit')
     .option('--out <file>', 'result file', 'bench/results/judge.json')
     .parse();
@@ -100,7 +139,9 @@ async function main() {
   const items = loadIfeval(resolveDatasets(o.datasets));
   if (o.writeRules) {
     writeRulesFile(path.resolve(process.cwd(), o.writeRules), renderRules(items, o.phrasing));
-    console.log(`[judge] wrote ${renderRules(items, o.phrasing).length} rules (${o.phrasing} phrasing) to ${o.writeRules}`);
+    console.log(
+      `[judge] wrote ${renderRules(items, o.phrasing).length} rules (${o.phrasing} phrasing) to ${o.writeRules}`,
+    );
     return;
   }
   const info = runInfo();
@@ -108,12 +149,21 @@ async function main() {
   const selected = o.rules ? readRulesFile(path.resolve(process.cwd(), o.rules)) : renderRules(items, o.phrasing);
   const rulesFile = o.rules ? path.resolve(process.cwd(), o.rules) : undefined;
   const inRepo = rulesFile && !path.relative(REPO_ROOT, rulesFile).startsWith('..');
-  const rulesLabel = rulesFile ? (inRepo ? path.relative(REPO_ROOT, rulesFile) : path.basename(rulesFile)) : `built-in ${o.phrasing} phrasing`;
+  const rulesLabel = rulesFile
+    ? inRepo
+      ? path.relative(REPO_ROOT, rulesFile)
+      : path.basename(rulesFile)
+    : `built-in ${o.phrasing} phrasing`;
   const main = details(grade(items, selected, rulesLabel));
   const others = (['project', 'alt', 'heldout'] as const).filter((p) => o.rules || p !== o.phrasing);
-  const phrasings = Object.fromEntries(others.map((p) => [p, summary(grade(items, renderRules(items, p), `${p} phrasing`))]));
+  const phrasings = Object.fromEntries(
+    others.map((p) => [p, summary(grade(items, renderRules(items, p), `${p} phrasing`))]),
+  );
   const seconds = (Date.now() - started) / 1000;
-  const alt = o.rules || o.phrasing !== 'alt' ? phrasings.alt : { n: main.n, agreement: main.agreement, not_gradable: main.not_gradable };
+  const alt =
+    o.rules || o.phrasing !== 'alt'
+      ? phrasings.alt
+      : { n: main.n, agreement: main.agreement, not_gradable: main.not_gradable };
   const result = {
     benchmark: 'IFEval strict verdicts on the GPT-4 responses, graded by the built-in judge (builtin-rules-v1)',
     rules: rulesLabel,
@@ -136,7 +186,9 @@ async function main() {
     not_gradable_rules: main.not_gradable_rules,
     run: info,
   };
-  console.log(`[judge] ${rulesLabel}: agreement ${main.agreement} over ${main.gradable} gradable, not gradable ${main.not_gradable}; alt phrasing: agreement ${alt.agreement}, not gradable ${alt.not_gradable}`);
+  console.log(
+    `[judge] ${rulesLabel}: agreement ${main.agreement} over ${main.gradable} gradable, not gradable ${main.not_gradable}; alt phrasing: agreement ${alt.agreement}, not gradable ${alt.not_gradable}`,
+  );
   writeResult(o.out, result);
 }
 

@@ -87,13 +87,23 @@ interface Kind {
 const load1m = () => round(os.loadavg()[0], 2);
 
 /** The 1-minute load average every 5 s while `fn` runs: how busy the machine was, us included. */
-async function withLoadSamples<T>(fn: () => Promise<T>): Promise<{ result: T; load: { min: number; mean: number; max: number; samples: number } }> {
+async function withLoadSamples<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; load: { min: number; mean: number; max: number; samples: number } }> {
   const samples = [load1m()];
   const timer = setInterval(() => samples.push(load1m()), 5000);
   try {
     const result = await fn();
     samples.push(load1m());
-    return { result, load: { min: Math.min(...samples), mean: round(samples.reduce((a, b) => a + b, 0) / samples.length, 2), max: Math.max(...samples), samples: samples.length } };
+    return {
+      result,
+      load: {
+        min: Math.min(...samples),
+        mean: round(samples.reduce((a, b) => a + b, 0) / samples.length, 2),
+        max: Math.max(...samples),
+        samples: samples.length,
+      },
+    };
   } finally {
     clearInterval(timer);
   }
@@ -109,11 +119,17 @@ function kinds(app: InProcessApp, client: ApiClient, tenant: string): Kind[] {
   };
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await client.raw(method, path, body);
-    return { status: res.status, body: res.body, requestId: res.headers.get('x-request-id') ?? undefined, serverTiming: res.headers.get('server-timing') ?? undefined };
+    return {
+      status: res.status,
+      body: res.body,
+      requestId: res.headers.get('x-request-id') ?? undefined,
+      serverTiming: res.headers.get('server-timing') ?? undefined,
+    };
   };
   const caseInput = (query: string) => ({ tenant, query, productIds: [], filterUrls: [], offset: 0, limit: LIMIT });
   const articleInput = (text: string) => ({ tenant, text, offset: 0, limit: LIMIT });
-  const articlePath = (query: string) => `/v1/community/search/articles?${new URLSearchParams({ text: query, offset: '0', limit: String(LIMIT) })}`;
+  const articlePath = (query: string) =>
+    `/v1/community/search/articles?${new URLSearchParams({ text: query, offset: '0', limit: String(LIMIT) })}`;
   const okIfList = (hits: unknown[]) => ({ status: hits.length > 0 ? 200 : 204 });
   return [
     {
@@ -129,7 +145,10 @@ function kinds(app: InProcessApp, client: ApiClient, tenant: string): Kind[] {
       },
       topIds: {
         raw: async (query) => (await searchCases(rawDeps, caseInput(query))).map((h) => h.id),
-        api: async (query) => ((await api('POST', '/v1/search/cases', { query, offset: 0, limit: LIMIT })).body.results ?? []).map((h: any) => h.id),
+        api: async (query) =>
+          ((await api('POST', '/v1/search/cases', { query, offset: 0, limit: LIMIT })).body.results ?? []).map(
+            (h: any) => h.id,
+          ),
       },
     },
     {
@@ -156,24 +175,33 @@ async function uploadCorpus(client: ApiClient, datasets: string) {
   const started = Date.now();
   for (const chunk of chunks(threads.map(stackFaqCase), 125)) {
     const res = await client.upload('/v1/cases', { data: chunk });
-    if (res.result !== 'success') throw new Error(`case upload was ${res.result}: ${JSON.stringify(res.failed).slice(0, 300)}`);
+    if (res.result !== 'success')
+      throw new Error(`case upload was ${res.result}: ${JSON.stringify(res.failed).slice(0, 300)}`);
   }
   const casesSeconds = (Date.now() - started) / 1000;
   console.log(`[latency] ${threads.length} StackFAQ threads uploaded as cases in ${casesSeconds.toFixed(1)} s`);
   for (const chunk of chunks(threads.map(stackFaqArticle), 25)) {
     const res = await client.upload('/v1/articles', { articles: chunk });
-    if (res.result !== 'success') throw new Error(`article upload was ${res.result}: ${JSON.stringify(res.failed).slice(0, 300)}`);
+    if (res.result !== 'success')
+      throw new Error(`article upload was ${res.result}: ${JSON.stringify(res.failed).slice(0, 300)}`);
   }
   const articlesSeconds = (Date.now() - started) / 1000 - casesSeconds;
   console.log(`[latency] the same threads uploaded as ${threads.length} articles in ${articlesSeconds.toFixed(1)} s`);
-  return { threads: threads.length, queries: shuffledQueries(queries), upload_seconds: { cases: round(casesSeconds, 1), articles: round(articlesSeconds, 1) } };
+  return {
+    threads: threads.length,
+    queries: shuffledQueries(queries),
+    upload_seconds: { cases: round(casesSeconds, 1), articles: round(articlesSeconds, 1) },
+  };
 }
 
 /** Measures one search: warm-up, then each concurrency in interleaved rounds of the modes. */
 async function measureKind(app: InProcessApp, kind: Kind, queries: string[], firstQuery: number, o: Options) {
   let cursor = firstQuery;
   const nextQuery = () => queries[cursor++ % queries.length];
-  const call = (mode: Mode): Call => () => kind.calls[mode](nextQuery());
+  const call =
+    (mode: Mode): Call =>
+    () =>
+      kind.calls[mode](nextQuery());
 
   // The same retrieval both ways: the top ids of a few queries must agree.
   const checked = queries.slice(0, 5);
@@ -203,7 +231,9 @@ async function measureKind(app: InProcessApp, kind: Kind, queries: string[], fir
     for (const mode of MODES) {
       stats[`${mode}_${level.label}`] = pooledStats(rounds[mode]);
       const s = stats[`${mode}_${level.label}`];
-      console.log(`[latency] ${kind.name} ${mode} ${level.label}: p50 ${s.p50_ms} ms, p95 ${s.p95_ms} ms, ${s.per_s}/s (${s.ok}/${s.requests} ok)`);
+      console.log(
+        `[latency] ${kind.name} ${mode} ${level.label}: p50 ${s.p50_ms} ms, p95 ${s.p95_ms} ms, ${s.per_s}/s (${s.ok}/${s.requests} ok)`,
+      );
     }
     apiRounds[level.label] = rounds.api;
   }
@@ -229,7 +259,12 @@ async function measureKind(app: InProcessApp, kind: Kind, queries: string[], fir
     const entry: Record<string, unknown> = {};
     if (ok.some((s) => s.serverTiming)) entry.server_timing = averageServerTiming(ok.map((s) => s.serverTiming));
     const timings = new Map(ok.filter((s) => s.requestId).map((s) => [s.requestId!, s.ms]));
-    const history = await searchWorkflowBreakdown(app.temporal, { tenant: kind.tenant, operation: kind.operation, timings, sample: o.workflowSample });
+    const history = await searchWorkflowBreakdown(app.temporal, {
+      tenant: kind.tenant,
+      operation: kind.operation,
+      timings,
+      sample: o.workflowSample,
+    });
     if (history.workflows_read > 0) entry.workflow_history = history;
     breakdown[label] = entry;
   }
@@ -247,9 +282,19 @@ async function main(): Promise<void> {
     .option('--c1-requests <n>', 'calls per mode at concurrency 1, over all rounds', positiveInt, 90)
     .option('--high-requests <n>', 'calls per mode at the high concurrency, over all rounds', positiveInt, 240)
     .option('--rounds <n>', 'interleaved rounds per concurrency level', positiveInt, 3)
-    .option('--warmup <n>', 'warm-up calls per mode before measuring (and twice as many at the high concurrency)', positiveInt, 10)
+    .option(
+      '--warmup <n>',
+      'warm-up calls per mode before measuring (and twice as many at the high concurrency)',
+      positiveInt,
+      10,
+    )
     .option('--max-round-seconds <n>', 'a round stops sending after this long', positiveInt, 60)
-    .option('--workflow-sample <n>', 'search workflow histories read per search and concurrency for the breakdown', positiveInt, 40)
+    .option(
+      '--workflow-sample <n>',
+      'search workflow histories read per search and concurrency for the breakdown',
+      positiveInt,
+      40,
+    )
     .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/latency.json')
     .parse()
     .opts<Options>();
@@ -262,7 +307,12 @@ async function main(): Promise<void> {
     const client = await tenantClient(app, tenant, SCOPES, o.keys, { 'X-Business-Id': tenant });
     const corpus = await uploadCorpus(client, resolveDatasets(o.datasets));
     const loadBeforeMeasuring = load1m();
-    console.log(`[latency] load average before measuring: ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+    console.log(
+      `[latency] load average before measuring: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')}`,
+    );
     const results: Record<string, unknown> = {};
     const breakdown: Record<string, unknown> = {};
     const { load } = await withLoadSamples(async () => {
@@ -278,8 +328,10 @@ async function main(): Promise<void> {
         corpus: `one tenant: the ${corpus.threads} StackFAQ threads as cases (question = subject, answers = public comments) and as ${corpus.threads} articles (question = title, answers = paragraphs)`,
         queries: `StackFAQ paraphrased questions (${corpus.queries.length} non-empty, fixed shuffle), limit ${LIMIT}, offset 0`,
         modes: {
-          raw_embed: 'the query embedding alone: one /v1/embeddings request per query to the server the API would use, no scheduler',
-          embed: "the query embedding alone through the API's embedder (createEmbedder: its scheduler and batching), in-process",
+          raw_embed:
+            'the query embedding alone: one /v1/embeddings request per query to the server the API would use, no scheduler',
+          embed:
+            "the query embedding alone through the API's embedder (createEmbedder: its scheduler and batching), in-process",
           raw: 'the raw services: that direct embedding request, then the hybrid query of domain/weaviate/retrieve.ts, in-process',
           direct: "searchCases / searchArticles in-process with the API's embedder (its scheduler); no HTTP",
           api: `POST /v1/search/cases, GET /v1/community/search/articles (X-Business-Id = tenant) over HTTP on the loopback, ${o.keys} keys of the tenant in turn`,
@@ -295,7 +347,11 @@ async function main(): Promise<void> {
       goals: GOALS,
       ...results,
       breakdown,
-      load_average_1m: { at_start: info.machine.loadAverage1mAtStart, before_measuring: loadBeforeMeasuring, while_measuring: load },
+      load_average_1m: {
+        at_start: info.machine.loadAverage1mAtStart,
+        before_measuring: loadBeforeMeasuring,
+        while_measuring: load,
+      },
       total_seconds: round((Date.now() - started) / 1000, 1),
     });
   } finally {

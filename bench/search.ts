@@ -17,7 +17,15 @@ import { Command } from 'commander';
 import { RETRIEVAL } from '../domain/weaviate/retrieve';
 import { ApiClient, chunks, mapPool } from './lib/api-client';
 import { loadSemEvalDev, loadStackFaq, semEvalCase, semEvalQuery, stackFaqCase, StackFaqQuery } from './lib/datasets';
-import { firstRelevantRank, labelReciprocalRank, mean, rankLikeScorer, semevalAveragePrecision, semevalMap, singleGoldMetrics } from './lib/metrics';
+import {
+  firstRelevantRank,
+  labelReciprocalRank,
+  mean,
+  rankLikeScorer,
+  semevalAveragePrecision,
+  semevalMap,
+  singleGoldMetrics,
+} from './lib/metrics';
 import { progress } from './lib/progress';
 import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 import { freshTenant, InProcessApp, startApp, tenantClient } from './lib/stack-app';
@@ -38,7 +46,8 @@ interface Options {
 async function uploadCases(client: ApiClient, cases: object[]): Promise<void> {
   for (const chunk of chunks(cases, UPLOAD_CHUNK)) {
     const res = await client.upload('/v1/cases', { data: chunk });
-    if (res.result !== 'success') throw new Error(`case upload was ${res.result}: ${JSON.stringify(res.failed).slice(0, 500)}`);
+    if (res.result !== 'success')
+      throw new Error(`case upload was ${res.result}: ${JSON.stringify(res.failed).slice(0, 500)}`);
   }
 }
 
@@ -58,7 +67,10 @@ async function stackFaq(app: InProcessApp, o: Options) {
   const uploadSeconds = (Date.now() - uploadStarted) / 1000;
   console.log(`[stackfaq] ${threads.length} threads uploaded as cases in ${uploadSeconds.toFixed(1)} s`);
 
-  if (o.tune) return { tuned: await tuneCases({ tenant, queries: queries.filter((q) => q.group === 'A'), concurrency: o.concurrency }) };
+  if (o.tune)
+    return {
+      tuned: await tuneCases({ tenant, queries: queries.filter((q) => q.group === 'A'), concurrency: o.concurrency }),
+    };
 
   const bar = progress('[stackfaq] queries', queries.length, { every: 125 });
   const started = Date.now();
@@ -66,12 +78,27 @@ async function stackFaq(app: InProcessApp, o: Options) {
     // One query of the dataset is empty (sf094_q10); the API rejects it (400), so it counts as a miss.
     const hits = q.text.trim() ? await searchIds(client, q.text) : [];
     bar.tick();
-    return { q, ids: hits.map((h) => h.id), rank: firstRelevantRank(hits.map((h) => h.id), q.thread_id, 10) };
+    return {
+      q,
+      ids: hits.map((h) => h.id),
+      rank: firstRelevantRank(
+        hits.map((h) => h.id),
+        q.thread_id,
+        10,
+      ),
+    };
   });
   bar.stop();
   const seconds = (Date.now() - started) / 1000;
-  const group = (g?: StackFaqQuery['group']) => singleGoldMetrics(ranked.filter((r) => !g || r.q.group === g).map((r) => r.rank));
-  const rounded = (m: ReturnType<typeof singleGoldMetrics>) => ({ queries: m.queries, mrr10: round(m.mrr10), recall1: round(m.recall1), recall5: round(m.recall5), recall10: round(m.recall10) });
+  const group = (g?: StackFaqQuery['group']) =>
+    singleGoldMetrics(ranked.filter((r) => !g || r.q.group === g).map((r) => r.rank));
+  const rounded = (m: ReturnType<typeof singleGoldMetrics>) => ({
+    queries: m.queries,
+    mrr10: round(m.mrr10),
+    recall1: round(m.recall1),
+    recall5: round(m.recall5),
+    recall10: round(m.recall10),
+  });
   return {
     result: {
       threads: threads.length,
@@ -84,7 +111,13 @@ async function stackFaq(app: InProcessApp, o: Options) {
       search_seconds: round(seconds, 2),
       searches_per_s: round(queries.length / seconds, 2),
     },
-    details: ranked.map((r) => ({ query_id: r.q.query_id, group: r.q.group, gold: r.q.thread_id, rank: r.rank, top3: r.ids.slice(0, 3) })),
+    details: ranked.map((r) => ({
+      query_id: r.q.query_id,
+      group: r.q.group,
+      gold: r.q.thread_id,
+      rank: r.rank,
+      top3: r.ids.slice(0, 3),
+    })),
   };
 }
 
@@ -107,7 +140,8 @@ async function semEvalDev(app: InProcessApp, o: Options) {
 
   // Gold from the official relevancy file, in its order (= the search engine's order).
   const gold = new Map<string, { relqId: string; relevant: boolean }[]>();
-  for (const row of relevancy) gold.set(row.orgqId, [...(gold.get(row.orgqId) ?? []), { relqId: row.relqId, relevant: row.relevant }]);
+  for (const row of relevancy)
+    gold.set(row.orgqId, [...(gold.get(row.orgqId) ?? []), { relqId: row.relqId, relevant: row.relevant }]);
   const system: boolean[][] = [];
   const searchEngine: boolean[][] = [];
   const details = [];
@@ -121,7 +155,12 @@ async function semEvalDev(app: InProcessApp, o: Options) {
     const labels = ordered.map((r) => r.relevant);
     system.push(labels);
     searchEngine.push(rows.map((r) => r.relevant));
-    details.push({ orgq_id: q.orgq_id, ap: round(semevalAveragePrecision(labels)), ap_search_engine: round(semevalAveragePrecision(rows.map((r) => r.relevant))), order: ordered.map((r) => `${r.relqId}${r.relevant ? '+' : ''}`) });
+    details.push({
+      orgq_id: q.orgq_id,
+      ap: round(semevalAveragePrecision(labels)),
+      ap_search_engine: round(semevalAveragePrecision(rows.map((r) => r.relevant))),
+      order: ordered.map((r) => `${r.relqId}${r.relevant ? '+' : ''}`),
+    });
   }
   return {
     result: {
@@ -141,10 +180,18 @@ async function semEvalDev(app: InProcessApp, o: Options) {
 async function main(): Promise<void> {
   const o = new Command('bench:search')
     .description('Retrieval benchmark of POST /v1/search/cases on StackFAQ and SemEval-2016 Task 3 (subtask B, dev).')
-    .option('--datasets <dir>', 'folder holding stackfaq/ and semeval2016_task3_qq_dev/ (relative to the repository root)', DEFAULT_DATASETS)
+    .option(
+      '--datasets <dir>',
+      'folder holding stackfaq/ and semeval2016_task3_qq_dev/ (relative to the repository root)',
+      DEFAULT_DATASETS,
+    )
     .option('--concurrency <n>', 'search requests in flight', positiveInt, 4)
     .option('--keys <n>', 'API keys per tenant to spread requests over (the rate limit is per key)', positiveInt, 4)
-    .option('--tune', 'grid-search RETRIEVAL.cases on StackFAQ group A only; prints a table, writes bench/results/tune-search.json', false)
+    .option(
+      '--tune',
+      'grid-search RETRIEVAL.cases on StackFAQ group A only; prints a table, writes bench/results/tune-search.json',
+      false,
+    )
     .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/search.json')
     .parse()
     .opts<Options>();
@@ -155,10 +202,17 @@ async function main(): Promise<void> {
   try {
     const sf = await stackFaq(app, o);
     if ('tuned' in sf) {
-      writeResult('bench/results/tune-search.json', { ...info, dataset: 'stackfaq', queries: 'group A only', configurations: sf.tuned });
+      writeResult('bench/results/tune-search.json', {
+        ...info,
+        dataset: 'stackfaq',
+        queries: 'group A only',
+        configurations: sf.tuned,
+      });
       return;
     }
-    console.log(`[stackfaq] group A MRR@10 ${sf.result.groupA.mrr10}, group B MRR@10 ${sf.result.groupB.mrr10} (R@1 ${sf.result.groupB.recall1}, R@5 ${sf.result.groupB.recall5})`);
+    console.log(
+      `[stackfaq] group A MRR@10 ${sf.result.groupA.mrr10}, group B MRR@10 ${sf.result.groupB.mrr10} (R@1 ${sf.result.groupB.recall1}, R@5 ${sf.result.groupB.recall5})`,
+    );
     const se = await semEvalDev(app, o);
     console.log(`[semeval] dev MAP ${se.result.map} (search-engine order ${se.result.search_engine_order_map})`);
     writeResult(o.out, {

@@ -27,14 +27,31 @@ import { Command } from 'commander';
 import { loadServicesConfig } from '../domain/config';
 import { createEmbedder, createEnglishEncoder } from '../domain/models/embeddings';
 import { predict, train, TRAIN_DEFAULTS } from '../domain/sentiment/classifier';
-import { englishEncoderFor, localModel, type Mix, rawValue, scoreReadings, type SegmentReading } from '../domain/sentiment/local-engine';
+import {
+  englishEncoderFor,
+  localModel,
+  type Mix,
+  rawValue,
+  scoreReadings,
+  type SegmentReading,
+} from '../domain/sentiment/local-engine';
 import { labelFor, polarityOf } from '../domain/sentiment/levels';
 import { standardization } from '../domain/tags/model';
 import { SENTIMENT_LABELS } from '../domain/contracts/sentiment';
 import { parseServerTiming } from './lib/server-timing';
 import { summarize, type Sample } from './lib/load';
 import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
-import { classMetrics, classOf, loadAirline, loadTweetEval, tuneCuts, type AirlineTweet, type ClassIndex, type ClassMetrics, type LabelledText } from './lib/sentiment';
+import {
+  classMetrics,
+  classOf,
+  loadAirline,
+  loadTweetEval,
+  tuneCuts,
+  type AirlineTweet,
+  type ClassIndex,
+  type ClassMetrics,
+  type LabelledText,
+} from './lib/sentiment';
 import { freshTenant, startApp, tenantClient } from './lib/stack-app';
 import { type Encoders, readAll } from './train-sentiment';
 
@@ -57,7 +74,9 @@ interface Options {
  */
 function inDomainCeiling(items: readonly AirlineTweet[], readings: readonly SegmentReading[][]) {
   const seen = new Set<string>();
-  const rows = items.map((t, i) => ({ t, vector: readings[i][0]?.vector })).filter(({ t, vector }) => vector && !seen.has(t.tweetId) && seen.add(t.tweetId));
+  const rows = items
+    .map((t, i) => ({ t, vector: readings[i][0]?.vector }))
+    .filter(({ t, vector }) => vector && !seen.has(t.tweetId) && seen.add(t.tweetId));
   const fold = (id: string) => Number(id.slice(-1)) % 5;
   const probe = (standardised: boolean) => {
     const gold: ClassIndex[] = [];
@@ -65,7 +84,11 @@ function inDomainCeiling(items: readonly AirlineTweet[], readings: readonly Segm
     for (let k = 0; k < 5; k++) {
       const trainRows = rows.filter((r) => fold(r.t.tweetId) !== k);
       const view = standardised ? standardiser(trainRows.map((r) => r.vector!)) : (v: readonly number[]) => v;
-      const model = train(trainRows.map((r) => view(r.vector!)), trainRows.map((r) => r.t.label), { ...TRAIN_DEFAULTS, iterations: CEILING_ITERATIONS });
+      const model = train(
+        trainRows.map((r) => view(r.vector!)),
+        trainRows.map((r) => r.t.label),
+        { ...TRAIN_DEFAULTS, iterations: CEILING_ITERATIONS },
+      );
       for (const r of rows.filter((x) => fold(x.t.tweetId) === k)) {
         const p = predict(model, view(r.vector!));
         gold.push(r.t.label);
@@ -107,8 +130,14 @@ function levelCounts(scores: readonly number[]) {
 
 async function main(): Promise<void> {
   const o = new Command('bench:sentiment')
-    .description('Sentiment benchmark of the local engine: TweetEval sentiment (test, validation), Twitter US Airline, and POST /v1/sentiment latency.')
-    .option('--datasets <dir>', 'folder holding tweeteval_sentiment/ and twitter_airline_sentiment/ (relative to the repository root)', DEFAULT_DATASETS)
+    .description(
+      'Sentiment benchmark of the local engine: TweetEval sentiment (test, validation), Twitter US Airline, and POST /v1/sentiment latency.',
+    )
+    .option(
+      '--datasets <dir>',
+      'folder holding tweeteval_sentiment/ and twitter_airline_sentiment/ (relative to the repository root)',
+      DEFAULT_DATASETS,
+    )
     .option('--latency <n>', 'requests for the latency measurement', positiveInt, 300)
     .option('--no-ceiling', 'skip the in-domain probe on the airline set (a diagnostic, a few minutes)')
     .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/sentiment.json')
@@ -119,7 +148,10 @@ async function main(): Promise<void> {
   const model = localModel();
   const config = loadServicesConfig();
   const encoders: Encoders = { embedder: createEmbedder(config.embeddings), english: createEnglishEncoder(config) };
-  if (model.english && !englishEncoderFor(encoders.english, model)) throw new Error(`the model reads English messages with ${model.english.encoder}; configure it (TAG_EMBEDDINGS_URL, TAG_EMBEDDINGS_MODEL) to measure what the API answers`);
+  if (model.english && !englishEncoderFor(encoders.english, model))
+    throw new Error(
+      `the model reads English messages with ${model.english.encoder}; configure it (TAG_EMBEDDINGS_URL, TAG_EMBEDDINGS_MODEL) to measure what the API answers`,
+    );
 
   const sets = { validation: loadTweetEval(root, 'val'), test: loadTweetEval(root, 'test') };
   const airline = loadAirline(root);
@@ -144,7 +176,11 @@ async function main(): Promise<void> {
   const ablation = (mix: Omit<Mix, 'cuts'>) => {
     const raw = (r: SegmentReading[][]) => r.map((m) => rawValue(m, mix));
     const cuts = tuneCuts(raw(readings.validation), gold(sets.validation));
-    const on = (r: SegmentReading[][], items: readonly LabelledText[]) => classMetrics(gold(items), raw(r).map((x) => classOf(x, cuts)));
+    const on = (r: SegmentReading[][], items: readonly LabelledText[]) =>
+      classMetrics(
+        gold(items),
+        raw(r).map((x) => classOf(x, cuts)),
+      );
     return {
       cuts: { negative: cuts.negative, positive: cuts.positive },
       validation_macro_recall: round(cuts.macro_recall),
@@ -153,7 +189,16 @@ async function main(): Promise<void> {
     };
   };
   // The shipped model as an API without the English encoder answers: E5 and lexicon, the model's cut points.
-  const withoutEnglish = (r: SegmentReading[][]) => classes(r.map((m) => scoreReadings(m.map(({ english, ...rest }) => rest), model).sentiment));
+  const withoutEnglish = (r: SegmentReading[][]) =>
+    classes(
+      r.map(
+        (m) =>
+          scoreReadings(
+            m.map(({ english, ...rest }) => rest),
+            model,
+          ).sentiment,
+      ),
+    );
   const withoutEncoder = {
     tweeteval_test_macro_recall: round(classMetrics(gold(sets.test), withoutEnglish(readings.test)).macro_recall),
     airline_accuracy: round(classMetrics(gold(airline), withoutEnglish(readings.airline)).accuracy),
@@ -171,10 +216,17 @@ async function main(): Promise<void> {
   try {
     const client = await tenantClient(app, freshTenant('bench-sentiment'), ['sentiment']);
     const half = Math.ceil(o.latency / 2);
-    const pick = <T>(items: readonly T[], n: number) => Array.from({ length: n }, (_, i) => ({ item: items[Math.floor((i * items.length) / n)], index: Math.floor((i * items.length) / n) }));
+    const pick = <T>(items: readonly T[], n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        item: items[Math.floor((i * items.length) / n)],
+        index: Math.floor((i * items.length) / n),
+      }));
     const messages = [
       ...pick(sets.test, half).map(({ item, index }) => ({ text: item.text, expected: shipped.test[index] })),
-      ...pick(airline, o.latency - half).map(({ item, index }) => ({ text: item.text, expected: shipped.airline[index] })),
+      ...pick(airline, o.latency - half).map(({ item, index }) => ({
+        text: item.text,
+        expected: shipped.airline[index],
+      })),
     ];
     for (const m of messages.slice(0, 10)) await client.raw('POST', '/v1/sentiment', { message: m.text }); // warm-up
     const loadAtStart = os.loadavg()[0];
@@ -187,7 +239,8 @@ async function main(): Promise<void> {
       samples.push({ ms: performance.now() - t0, status: res.status });
       const embed = parseServerTiming(res.headers.get('server-timing')).find((e) => e.name === 'embed')?.dur;
       if (embed !== undefined) embedMs.push(embed);
-      if (res.status === 200 && res.body.sentiment === m.expected && res.body.label === labelFor(m.expected)) matches += 1;
+      if (res.status === 200 && res.body.sentiment === m.expected && res.body.label === labelFor(m.expected))
+        matches += 1;
     }
     const summary = summarize(samples);
     latency = {
@@ -217,7 +270,14 @@ async function main(): Promise<void> {
       embeddingModel: model.embeddingModel,
       lexiconWeight: model.lexiconWeight,
       cuts: model.cuts,
-      english: model.english ? { encoder: model.english.encoder, englishWeight: model.english.englishWeight, lexiconWeight: model.english.lexiconWeight, cuts: model.english.cuts } : null,
+      english: model.english
+        ? {
+            encoder: model.english.encoder,
+            englishWeight: model.english.englishWeight,
+            lexiconWeight: model.english.lexiconWeight,
+            cuts: model.english.cuts,
+          }
+        : null,
       training: model.training,
     },
     tweeteval_test: { ...test, levels: levelCounts(shipped.test) },
@@ -225,9 +285,19 @@ async function main(): Promise<void> {
     airline: {
       ...airlineAll,
       majority_class_accuracy: round(majority),
-      confidence_1_accuracy: round(classMetrics(confident.map(({ t }) => t.label), confident.map(({ i }) => airlineClasses[i])).accuracy),
+      confidence_1_accuracy: round(
+        classMetrics(
+          confident.map(({ t }) => t.label),
+          confident.map(({ i }) => airlineClasses[i]),
+        ).accuracy,
+      ),
       confidence_1_rows: confident.length,
-      deduplicated_accuracy: round(classMetrics(unique.map(({ t }) => t.label), unique.map(({ i }) => airlineClasses[i])).accuracy),
+      deduplicated_accuracy: round(
+        classMetrics(
+          unique.map(({ t }) => t.label),
+          unique.map(({ i }) => airlineClasses[i]),
+        ).accuracy,
+      ),
       deduplicated_rows: unique.length,
       levels: levelCounts(shipped.airline),
     },
@@ -237,7 +307,12 @@ async function main(): Promise<void> {
       lexicon_only: ablation({ lexiconWeight: 1, englishWeight: 0 }),
       without_english_encoder: model.english ? withoutEncoder : null,
     },
-    airline_in_domain_probe: o.ceiling ? { ...inDomainCeiling(airline, readings.airline), note: 'diagnostic only: trained on the airline set itself, never shipped' } : null,
+    airline_in_domain_probe: o.ceiling
+      ? {
+          ...inDomainCeiling(airline, readings.airline),
+          note: 'diagnostic only: trained on the airline set itself, never shipped',
+        }
+      : null,
     latency,
     quality_seconds: round(qualitySeconds, 1),
   });

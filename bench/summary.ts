@@ -73,7 +73,9 @@ const rounded = (s: RougeScores) => ({ rouge1: round(s.rouge1), rouge2: round(s.
 /** Scores of candidates against summary1, and ROUGE-1 against the best and the mean of the three references. */
 function testScores(rows: readonly TestDialogue[], candidates: readonly string[]) {
   const vs1 = rows.map((r, i) => rougeScores(candidates[i], r.summary1));
-  const r1All = rows.map((r, i) => [r.summary1, r.summary2, r.summary3].map((ref) => rougeScores(candidates[i], ref).rouge1));
+  const r1All = rows.map((r, i) =>
+    [r.summary1, r.summary2, r.summary3].map((ref) => rougeScores(candidates[i], ref).rouge1),
+  );
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return {
     ...rounded(meanScores(vs1)),
@@ -83,16 +85,27 @@ function testScores(rows: readonly TestDialogue[], candidates: readonly string[]
   };
 }
 
-const localSummary = (dialogue: string, params?: SummaryParams) => summaryPlaintext(summarizeLocal({ conversation: { comments: turns(dialogue) }, language: 'en', params }));
+const localSummary = (dialogue: string, params?: SummaryParams) =>
+  summaryPlaintext(summarizeLocal({ conversation: { comments: turns(dialogue) }, language: 'en', params }));
 
 function devScores(rows: readonly DevDialogue[], params?: SummaryParams) {
   const outs = rows.map((r) => localSummary(r.dialogue, params));
-  return { ...rounded(meanScores(rows.map((r, i) => rougeScores(outs[i], r.summary)))), mean_words: round(outs.reduce((a, o) => a + o.split(/\s+/).length, 0) / outs.length, 1) };
+  return {
+    ...rounded(meanScores(rows.map((r, i) => rougeScores(outs[i], r.summary)))),
+    mean_words: round(outs.reduce((a, o) => a + o.split(/\s+/).length, 0) / outs.length, 1),
+  };
 }
 
 /** A grid over the local engine's numbers, scored on dev only. */
 function tune(dev: readonly DevDialogue[]) {
-  const grid = { maxWords: [30, 35, 40], maxSentences: [3, 4], positionWeight: [0, 1, 1.5, 2], minTokens: [2, 3], outcomeShare: [0, 0.35], outcomeLateness: [0, 3] };
+  const grid = {
+    maxWords: [30, 35, 40],
+    maxSentences: [3, 4],
+    positionWeight: [0, 1, 1.5, 2],
+    minTokens: [2, 3],
+    outcomeShare: [0, 0.35],
+    outcomeLateness: [0, 3],
+  };
   const rows: { params: Partial<SummaryParams>; dev: ReturnType<typeof devScores> }[] = [];
   const combos = Object.values(grid).reduce((a, v) => a * v.length, 1);
   const bar = progress('[tune] configurations', combos, { every: 25 });
@@ -115,7 +128,11 @@ async function main(): Promise<void> {
     .description('ROUGE and latency of POST /v1/summary (local engine) on DialogSum.')
     .option('--datasets <dir>', 'folder holding dialogsum/ (relative to the repository root)', DEFAULT_DATASETS)
     .option('--warmup <n>', 'requests sent before the measured ones', positiveInt, 20)
-    .option('--tune', 'grid-search the local engine on the dev split only; writes bench/results/tune-summary.json', false)
+    .option(
+      '--tune',
+      'grid-search the local engine on the dev split only; writes bench/results/tune-summary.json',
+      false,
+    )
     .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/summary.json')
     .parse()
     .opts<Options>();
@@ -123,30 +140,56 @@ async function main(): Promise<void> {
   const root = resolveDatasets(o.datasets);
   const test = readJsonl<TestDialogue>(datasetFile(root, 'dialogsum', 'dialogsum.test.jsonl'));
   const dev = readJsonl<DevDialogue>(datasetFile(root, 'dialogsum', 'dialogsum.dev.jsonl'));
-  const bart = fs.readFileSync(datasetFile(root, 'dialogsum', 'baseline_bart_large_test_output.txt'), 'utf8').split('\n').slice(0, test.length);
-  if (bart.length !== test.length) throw new Error(`the BART output has ${bart.length} lines for ${test.length} test dialogues`);
+  const bart = fs
+    .readFileSync(datasetFile(root, 'dialogsum', 'baseline_bart_large_test_output.txt'), 'utf8')
+    .split('\n')
+    .slice(0, test.length);
+  if (bart.length !== test.length)
+    throw new Error(`the BART output has ${bart.length} lines for ${test.length} test dialogues`);
   const info = runInfo();
 
   if (o.tune) {
     const configurations = tune(dev);
-    console.log('[tune] best on dev:', configurations.slice(0, 5).map((c) => `${JSON.stringify(c.params)} R1 ${pct(c.dev.rouge1)}`).join('\n  '));
-    writeResult('bench/results/tune-summary.json', { ...info, dataset: 'dialogsum dev (500 dialogues, 1 reference)', current: SUMMARY_EXTRACT, configurations });
+    console.log(
+      '[tune] best on dev:',
+      configurations
+        .slice(0, 5)
+        .map((c) => `${JSON.stringify(c.params)} R1 ${pct(c.dev.rouge1)}`)
+        .join('\n  '),
+    );
+    writeResult('bench/results/tune-summary.json', {
+      ...info,
+      dataset: 'dialogsum dev (500 dialogues, 1 reference)',
+      current: SUMMARY_EXTRACT,
+      configurations,
+    });
     return;
   }
 
   const started = Date.now();
   const devResult = devScores(dev);
   console.log(`[dev] local engine R1 ${pct(devResult.rouge1)} R2 ${pct(devResult.rouge2)} RL ${pct(devResult.rougeL)}`);
-  const lead = testScores(test, test.map((r) => lead3(r.dialogue)));
+  const lead = testScores(
+    test,
+    test.map((r) => lead3(r.dialogue)),
+  );
   // The references name the speakers (#Person1#): their tags alone lift LEAD-3 by several points.
-  const leadTags = testScores(test, test.map((r) => lead3(r.dialogue, true)));
+  const leadTags = testScores(
+    test,
+    test.map((r) => lead3(r.dialogue, true)),
+  );
   const bartScores = testScores(test, bart);
-  console.log(`[test] LEAD-3 R1 ${pct(lead.rouge1)} (floor ${pct(FLOORS.lead3_rouge1)}); BART-large output R1 ${pct(bartScores.rouge1)} R2 ${pct(bartScores.rouge2)} RL ${pct(bartScores.rougeL)}`);
+  console.log(
+    `[test] LEAD-3 R1 ${pct(lead.rouge1)} (floor ${pct(FLOORS.lead3_rouge1)}); BART-large output R1 ${pct(bartScores.rouge1)} R2 ${pct(bartScores.rouge2)} RL ${pct(bartScores.rougeL)}`,
+  );
 
   const app = await startApp();
   try {
     const client = await tenantClient(app, freshTenant('bench-summary'), ['summary']);
-    const body = (r: { dialogue: string }) => ({ comments: turns(r.dialogue).map((comment) => ({ comment })), format: 'markdown' });
+    const body = (r: { dialogue: string }) => ({
+      comments: turns(r.dialogue).map((comment) => ({ comment })),
+      format: 'markdown',
+    });
     for (let i = 0; i < o.warmup; i++) await client.request('POST', '/v1/summary', body(dev[i % dev.length]));
     const samples: Sample[] = [];
     const timings: (string | null)[] = [];
@@ -156,7 +199,8 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const res = await client.raw('POST', '/v1/summary', body(r));
       samples.push({ ms: performance.now() - t0, status: res.status });
-      if (res.status !== 200) throw new Error(`${r.fname}: the API answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+      if (res.status !== 200)
+        throw new Error(`${r.fname}: the API answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
       timings.push(res.headers.get('server-timing'));
       summaries.push(markdownText(res.body.summary));
       bar.tick();
@@ -166,10 +210,13 @@ async function main(): Promise<void> {
     // The API must serve what the engine computes: any difference would make the dev numbers meaningless.
     const differing = test.filter((r, i) => summaries[i] !== localSummary(r.dialogue)).length;
     const latency = latencySummary(samples);
-    console.log(`[test] local engine via the API: R1 ${pct(local.rouge1)} (best of 3 refs ${pct(local.rouge1_best_ref)}), R2 ${pct(local.rouge2)}, RL ${pct(local.rougeL)}; p50 ${latency.p50_ms} ms, p95 ${latency.p95_ms} ms`);
+    console.log(
+      `[test] local engine via the API: R1 ${pct(local.rouge1)} (best of 3 refs ${pct(local.rouge1_best_ref)}), R2 ${pct(local.rouge2)}, RL ${pct(local.rougeL)}; p50 ${latency.p50_ms} ms, p95 ${latency.p95_ms} ms`,
+    );
     writeResult(o.out, {
       ...info,
-      scorer: 'js-rouge with rouge-score tokenisation (lower-case alphanumeric runs, no stemming); ROUGE-L over the whole text; F1 averaged over dialogues',
+      scorer:
+        'js-rouge with rouge-score tokenisation (lower-case alphanumeric runs, no stemming); ROUGE-L over the whole text; F1 averaged over dialogues',
       engine: { name: 'local', params: SUMMARY_EXTRACT },
       dialogsum_test: { dialogues: test.length, ...local, api_vs_direct_differences: differing },
       dialogsum_dev: { dialogues: dev.length, ...devResult, note: 'tuning split; engine called directly' },

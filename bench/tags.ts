@@ -42,11 +42,18 @@ const BANDS = [0, 0.2, 0.4, 0.6, 0.8, 0.9, 1.0001];
 async function uploadCases(client: ApiClient, rows: readonly Banking77Row[], label: string): Promise<number> {
   const started = Date.now();
   const bar = progress(`[tags] ${label}: upload`, rows.length);
-  await mapPool(chunks(rows.map((r, i) => ({ id: `b77-${i}`, subject: r.text, tags: [r.category] })), UPLOAD_BATCH), 2, async (data) => {
-    const body = await client.upload('/v1/cases', { data });
-    if (body.result !== 'success') throw new Error(`upload not fully stored: ${JSON.stringify(body).slice(0, 300)}`);
-    bar.tick(data.length);
-  });
+  await mapPool(
+    chunks(
+      rows.map((r, i) => ({ id: `b77-${i}`, subject: r.text, tags: [r.category] })),
+      UPLOAD_BATCH,
+    ),
+    2,
+    async (data) => {
+      const body = await client.upload('/v1/cases', { data });
+      if (body.result !== 'success') throw new Error(`upload not fully stored: ${JSON.stringify(body).slice(0, 300)}`);
+      bar.tick(data.length);
+    },
+  );
   bar.stop();
   return (Date.now() - started) / 1000;
 }
@@ -67,12 +74,17 @@ async function tagAll(client: ApiClient, test: readonly Banking77Row[], label: s
     const t0 = performance.now();
     const res = await client.raw('POST', '/v1/tag', { message: row.text });
     samples.push({ ms: performance.now() - t0, status: res.status });
-    if (res.status !== 200) throw new Error(`POST /v1/tag answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    if (res.status !== 200)
+      throw new Error(`POST /v1/tag answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
     const embed = parseServerTiming(res.headers.get('server-timing')).find((e) => e.name === 'embed')?.dur;
     if (embed !== undefined) embedMs.push(embed);
     const tags = res.body.tags as { name: string; score: number; source: string }[];
     if (tags.some((t) => t.source !== 'trained')) throw new Error(`expected trained tags, got ${JSON.stringify(tags)}`);
-    results.push({ correct: tags[0]?.name === row.category, top5: tags.some((t) => t.name === row.category), score: tags[0]?.score ?? 0 });
+    results.push({
+      correct: tags[0]?.name === row.category,
+      top5: tags.some((t) => t.name === row.category),
+      score: tags[0]?.score ?? 0,
+    });
     bar.tick();
   }
   bar.stop();
@@ -104,12 +116,20 @@ async function tagAll(client: ApiClient, test: readonly Banking77Row[], label: s
   };
 }
 
-async function setting(app: InProcessApp, label: string, train_: readonly Banking77Row[], test: readonly Banking77Row[], withLatency: boolean) {
+async function setting(
+  app: InProcessApp,
+  label: string,
+  train_: readonly Banking77Row[],
+  test: readonly Banking77Row[],
+  withLatency: boolean,
+) {
   const tenant = freshTenant(`bench-tags-${label}`);
   const client = await tenantClient(app, tenant, ['cases:write', 'tag'], 4);
   const uploadSeconds = await uploadCases(client, train_, label);
   const run = await train(app, tenant);
-  console.log(`[tags] ${label}: trained on ${run.cases} cases, ${run.tags} tags in ${(run.durationMs / 1000).toFixed(1)} s (held-out accuracy ${run.holdoutAccuracy})`);
+  console.log(
+    `[tags] ${label}: trained on ${run.cases} cases, ${run.tags} tags in ${(run.durationMs / 1000).toFixed(1)} s (held-out accuracy ${run.holdoutAccuracy})`,
+  );
   for (const row of test.slice(0, 10)) await client.raw('POST', '/v1/tag', { message: row.text }); // warm-up
   const loadAtStart = os.loadavg()[0];
   const { quality, samples, embedMs } = await tagAll(client, test, label);
@@ -117,7 +137,12 @@ async function setting(app: InProcessApp, label: string, train_: readonly Bankin
   return {
     cases: train_.length,
     upload_seconds: round(uploadSeconds, 1),
-    training: { ...run, durationMs: undefined, seconds: round(run.durationMs / 1000, 1), holdoutAccuracy: run.holdoutAccuracy === null ? null : round(run.holdoutAccuracy) },
+    training: {
+      ...run,
+      durationMs: undefined,
+      seconds: round(run.durationMs / 1000, 1),
+      holdoutAccuracy: run.holdoutAccuracy === null ? null : round(run.holdoutAccuracy),
+    },
     ...quality,
     latency: withLatency
       ? {
@@ -145,7 +170,9 @@ function fewShot(rows: readonly Banking77Row[], shots: number): Banking77Row[] {
 
 async function main(): Promise<void> {
   const o = new Command('bench:tags')
-    .description('Tag benchmark: BANKING77 intents learned from uploaded cases (full and few-shot), tagged through POST /v1/tag.')
+    .description(
+      'Tag benchmark: BANKING77 intents learned from uploaded cases (full and few-shot), tagged through POST /v1/tag.',
+    )
     .option('--datasets <dir>', 'folder holding banking77/ (relative to the repository root)', DEFAULT_DATASETS)
     .option('--shots <n>', 'training cases per intent in the few-shot setting', positiveInt, 10)
     .option('--limit <n>', 'tag only the first n test questions (a quick check; the result file says so)', positiveInt)
@@ -169,7 +196,9 @@ async function main(): Promise<void> {
       few_shot: few,
       latency: full.latency && { p50_ms: full.latency.p50_ms, p95_ms: full.latency.p95_ms },
     });
-    console.log(`[tags] BANKING77 accuracy: full ${full.accuracy}, ${o.shots}-shot ${few.accuracy}; latency p50 ${full.latency?.p50_ms} ms, p95 ${full.latency?.p95_ms} ms`);
+    console.log(
+      `[tags] BANKING77 accuracy: full ${full.accuracy}, ${o.shots}-shot ${few.accuracy}; latency p50 ${full.latency?.p50_ms} ms, p95 ${full.latency?.p95_ms} ms`,
+    );
   } finally {
     await app.close();
   }

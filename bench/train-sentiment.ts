@@ -22,7 +22,14 @@ import { createEmbedder, createEnglishEncoder, type Embedder } from '../domain/m
 import { messageLanguage } from '../domain/sentiment/analyze';
 import { CLASSES, train, TRAIN_DEFAULTS, type LinearModel } from '../domain/sentiment/classifier';
 import { EXAMPLES } from '../domain/sentiment/examples';
-import { cleanMessage, mixOf, rawValue, readMessages, type SegmentReading, type SentimentModel } from '../domain/sentiment/local-engine';
+import {
+  cleanMessage,
+  mixOf,
+  rawValue,
+  readMessages,
+  type SegmentReading,
+  type SentimentModel,
+} from '../domain/sentiment/local-engine';
 import { chunks } from './lib/api-client';
 import { progress } from './lib/progress';
 import { DEFAULT_DATASETS, resolveDatasets, round } from './lib/run-info';
@@ -39,7 +46,9 @@ const BATCH = 16;
 const sig = (x: number) => Number(x.toPrecision(6));
 
 export function exampleRows() {
-  return EXAMPLES.flatMap((set) => CLASSES.flatMap((polarity, label) => set[polarity].map((text) => ({ text, label, language: set.language }))));
+  return EXAMPLES.flatMap((set) =>
+    CLASSES.flatMap((polarity, label) => set[polarity].map((text) => ({ text, label, language: set.language }))),
+  );
 }
 
 /** The encoders a reading uses: E5, and the English encoder when configured. */
@@ -49,11 +58,24 @@ export interface Encoders {
 }
 
 /** Segment readings of labelled texts under `model`, in batches, with the request language the API would pick. */
-export async function readAll(encoders: Encoders, model: SentimentModel, items: readonly LabelledText[], label: string, o: { keepVectors?: boolean } = {}): Promise<SegmentReading[][]> {
+export async function readAll(
+  encoders: Encoders,
+  model: SentimentModel,
+  items: readonly LabelledText[],
+  label: string,
+  o: { keepVectors?: boolean } = {},
+): Promise<SegmentReading[][]> {
   const bar = progress(label, items.length, { every: 1000 });
   const out: SegmentReading[][] = [];
   for (const batch of chunks(items, BATCH)) {
-    out.push(...(await readMessages(encoders, batch.map((t) => ({ message: t.text, language: messageLanguage(undefined, t.text) })), model, o)));
+    out.push(
+      ...(await readMessages(
+        encoders,
+        batch.map((t) => ({ message: t.text, language: messageLanguage(undefined, t.text) })),
+        model,
+        o,
+      )),
+    );
     bar.tick(batch.length);
   }
   bar.stop();
@@ -64,37 +86,69 @@ export async function readAll(encoders: Encoders, model: SentimentModel, items: 
 async function trainOn(embedder: Embedder, rows: ReturnType<typeof exampleRows>): Promise<LinearModel> {
   const started = Date.now();
   const vectors: number[][] = [];
-  for (const batch of chunks(rows, BATCH)) vectors.push(...(await embedder.embed({ texts: batch.map((r) => cleanMessage(r.text)), inputType: 'query' })));
-  console.log(`[train] ${rows.length} examples embedded by ${embedder.model} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const trained = train(vectors, rows.map((r) => r.label), TRAIN_DEFAULTS);
+  for (const batch of chunks(rows, BATCH))
+    vectors.push(...(await embedder.embed({ texts: batch.map((r) => cleanMessage(r.text)), inputType: 'query' })));
+  console.log(
+    `[train] ${rows.length} examples embedded by ${embedder.model} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  const trained = train(
+    vectors,
+    rows.map((r) => r.label),
+    TRAIN_DEFAULTS,
+  );
   return { weights: trained.weights.map((w) => w.map(sig)), bias: trained.bias.map(sig) };
 }
 
 /** The best of a grid by macro-recall; a tie goes to the earlier entry (the smaller weights). */
-const bestOf = <T extends { macro_recall: number }>(grid: readonly T[]): T => grid.reduce((a, b) => (b.macro_recall > a.macro_recall + 1e-12 ? b : a));
+const bestOf = <T extends { macro_recall: number }>(grid: readonly T[]): T =>
+  grid.reduce((a, b) => (b.macro_recall > a.macro_recall + 1e-12 ? b : a));
 
 /** Every mix of a grid on validation readings, each with its cut points tuned for macro-recall, and the best. */
-function tuneMix(readings: readonly SegmentReading[][], gold: readonly ClassIndex[], englishWeights: readonly number[]) {
+function tuneMix(
+  readings: readonly SegmentReading[][],
+  gold: readonly ClassIndex[],
+  englishWeights: readonly number[],
+) {
   const grid = englishWeights.flatMap((englishWeight) =>
     LEXICON_WEIGHTS.map((lexiconWeight) => {
-      const tuned = tuneCuts(readings.map((r) => rawValue(r, { lexiconWeight, englishWeight })), gold);
-      return { lexiconWeight, englishWeight, cuts: { negative: tuned.negative, positive: tuned.positive }, macro_recall: tuned.macro_recall };
+      const tuned = tuneCuts(
+        readings.map((r) => rawValue(r, { lexiconWeight, englishWeight })),
+        gold,
+      );
+      return {
+        lexiconWeight,
+        englishWeight,
+        cuts: { negative: tuned.negative, positive: tuned.positive },
+        macro_recall: tuned.macro_recall,
+      };
     }),
   );
-  for (const g of grid) console.log(`[train] English weight ${g.englishWeight.toFixed(2)}, lexicon weight ${g.lexiconWeight.toFixed(2)}: validation macro-recall ${g.macro_recall.toFixed(4)} (cuts ${g.cuts.negative}, ${g.cuts.positive})`);
+  for (const g of grid)
+    console.log(
+      `[train] English weight ${g.englishWeight.toFixed(2)}, lexicon weight ${g.lexiconWeight.toFixed(2)}: validation macro-recall ${g.macro_recall.toFixed(4)} (cuts ${g.cuts.negative}, ${g.cuts.positive})`,
+    );
   return { best: bestOf(grid), grid };
 }
 
 async function main(): Promise<void> {
   const o = new Command('sentiment:train')
-    .description('Trains the local sentiment engine on the written examples and tunes its weights and cut points on TweetEval validation.')
-    .option('--datasets <dir>', 'folder holding tweeteval_sentiment/ (relative to the repository root)', DEFAULT_DATASETS)
+    .description(
+      'Trains the local sentiment engine on the written examples and tunes its weights and cut points on TweetEval validation.',
+    )
+    .option(
+      '--datasets <dir>',
+      'folder holding tweeteval_sentiment/ (relative to the repository root)',
+      DEFAULT_DATASETS,
+    )
     .option('--out <file>', 'model file (relative to the repository root)', 'domain/sentiment/model.json')
     .parse()
     .opts<{ datasets: string; out: string }>();
   const config = loadServicesConfig();
   const encoders: Encoders = { embedder: createEmbedder(config.embeddings), english: createEnglishEncoder(config) };
-  if (!encoders.english) console.log('[train] no English encoder is configured (TAG_EMBEDDINGS_URL): the model reads every message with E5 alone');
+  if (!encoders.english)
+    console.log(
+      '[train] no English encoder is configured (TAG_EMBEDDINGS_URL): the model reads every message with E5 alone',
+    );
 
   const rows = exampleRows();
   const linear = await trainOn(encoders.embedder, rows);
@@ -108,25 +162,48 @@ async function main(): Promise<void> {
     embeddingModel: config.embeddings.model,
     ...linear,
     ...unset,
-    ...(englishLinear && { english: { encoder: encoders.english!.model, ...englishLinear, ...unset, englishWeight: 0 } }),
+    ...(englishLinear && {
+      english: { encoder: encoders.english!.model, ...englishLinear, ...unset, englishWeight: 0 },
+    }),
     training: {},
     tuning: {},
   };
   const readings = await readAll(encoders, provisional, validation, '[train] TweetEval validation');
   const base = tuneMix(readings, gold, [0]);
   // The English reading: tuned on the messages read in English, where the API would use it.
-  const inEnglish = readings.map((r, i) => ({ r, gold: gold[i] })).filter(({ r }) => r.length > 0 && r.every((x) => x.english !== undefined));
-  const english = englishLinear && tuneMix(inEnglish.map((x) => x.r), inEnglish.map((x) => x.gold), ENGLISH_WEIGHTS);
+  const inEnglish = readings
+    .map((r, i) => ({ r, gold: gold[i] }))
+    .filter(({ r }) => r.length > 0 && r.every((x) => x.english !== undefined));
+  const english =
+    englishLinear &&
+    tuneMix(
+      inEnglish.map((x) => x.r),
+      inEnglish.map((x) => x.gold),
+      ENGLISH_WEIGHTS,
+    );
   const useEnglish = english && english.best.englishWeight > 0;
 
-  const perLanguage = Object.fromEntries(EXAMPLES.map((s) => [s.language, { negative: s.negative.length, neutral: s.neutral.length, positive: s.positive.length }]));
+  const perLanguage = Object.fromEntries(
+    EXAMPLES.map((s) => [
+      s.language,
+      { negative: s.negative.length, neutral: s.neutral.length, positive: s.positive.length },
+    ]),
+  );
   const model: SentimentModel = {
     format: 1,
     embeddingModel: config.embeddings.model,
     ...linear,
     lexiconWeight: base.best.lexiconWeight,
     cuts: base.best.cuts,
-    ...(useEnglish && { english: { encoder: encoders.english!.model, ...englishLinear, lexiconWeight: english.best.lexiconWeight, englishWeight: english.best.englishWeight, cuts: english.best.cuts } }),
+    ...(useEnglish && {
+      english: {
+        encoder: encoders.english!.model,
+        ...englishLinear,
+        lexiconWeight: english.best.lexiconWeight,
+        englishWeight: english.best.englishWeight,
+        cuts: english.best.cuts,
+      },
+    }),
     training: {
       source: 'domain/sentiment/examples.ts (written for this project)',
       examples: rows.length,
@@ -163,7 +240,9 @@ async function main(): Promise<void> {
   writeResult(o.out, model);
   console.log(
     `[train] E5 alone: lexicon weight ${base.best.lexiconWeight}, cuts ${base.best.cuts.negative} / ${base.best.cuts.positive}` +
-      (useEnglish ? `; English: encoder weight ${english.best.englishWeight}, lexicon weight ${english.best.lexiconWeight}, cuts ${english.best.cuts.negative} / ${english.best.cuts.positive}` : '') +
+      (useEnglish
+        ? `; English: encoder weight ${english.best.englishWeight}, lexicon weight ${english.best.lexiconWeight}, cuts ${english.best.cuts.negative} / ${english.best.cuts.positive}`
+        : '') +
       `; validation macro-recall ${m.macro_recall.toFixed(4)}`,
   );
 }

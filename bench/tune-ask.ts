@@ -93,12 +93,19 @@ function best(scored: Scored[], lexicalWeight: number): { s: Scored; support: nu
   let top: { s: Scored; support: number } | undefined;
   for (const s of scored) {
     const support = s.similarity + lexicalWeight * s.coverage;
-    if (!top || support > top.support || (support === top.support && s.id.localeCompare(top.s.id) < 0)) top = { s, support };
+    if (!top || support > top.support || (support === top.support && s.id.localeCompare(top.s.id) < 0))
+      top = { s, support };
   }
   return top;
 }
 
-function score(positives: Asked[], negatives: Asked[], alpha: number, lexicalWeight: number, minSupport: number): TunePoint {
+function score(
+  positives: Asked[],
+  negatives: Asked[],
+  alpha: number,
+  lexicalWeight: number,
+  minSupport: number,
+): TunePoint {
   let answered = 0;
   let correct = 0;
   for (const q of positives) {
@@ -129,7 +136,8 @@ const BY_SUPPORT: Ranking = { titleWeight: 0, retrievalRankWeight: 0 };
 /** The same point scored with the code the API runs: chooseSources, then composeLocal. */
 function scoreWithComposer(positives: Asked[], negatives: Asked[], p: TunePoint, ranking: Ranking) {
   const t = { ...ANSWER_THRESHOLD, minSupport: p.minSupport, lexicalWeight: p.lexicalWeight };
-  const answer = (q: Asked) => composeLocal({ question: q.text, sources: chooseSources(q.text, q.candidates, t, ranking), language: 'en' });
+  const answer = (q: Asked) =>
+    composeLocal({ question: q.text, sources: chooseSources(q.text, q.candidates, t, ranking), language: 'en' });
   let answered = 0;
   let correct = 0;
   for (const q of positives) {
@@ -155,7 +163,9 @@ function tuneRanking(positives: Asked[], p: TunePoint) {
   const grid = TITLE_WEIGHTS.flatMap((titleWeight) =>
     RANK_WEIGHTS.map((retrievalRankWeight) => {
       const ranking = { titleWeight, retrievalRankWeight };
-      const correct = positives.filter((q) => chooseSources(q.text, q.candidates, t, ranking)[0]?.url === q.gold).length;
+      const correct = positives.filter(
+        (q) => chooseSources(q.text, q.candidates, t, ranking)[0]?.url === q.gold,
+      ).length;
       return { ...ranking, groupA_first_link_correct: round(correct / positives.length) };
     }),
   );
@@ -171,25 +181,55 @@ const quantiles = (values: number[]) => ({
   p95: round(percentile(values, 0.95)),
 });
 
-export async function tuneAsk(o: { tenant: string; positives: StackFaqQuery[]; goldUrl: (threadId: string) => string; negatives: string[]; concurrency: number }) {
+export async function tuneAsk(o: {
+  tenant: string;
+  positives: StackFaqQuery[];
+  goldUrl: (threadId: string) => string;
+  negatives: string[];
+  concurrency: number;
+}) {
   if (o.positives.some((q) => q.group !== 'A')) throw new Error('tuning uses StackFAQ group A queries only');
   const config = loadServicesConfig();
-  const deps = { weaviate: () => connectWeaviate(config.weaviate), embedder: memoized(createEmbedder(config.embeddings)) };
+  const deps = {
+    weaviate: () => connectWeaviate(config.weaviate),
+    embedder: memoized(createEmbedder(config.embeddings)),
+  };
   const originalAlpha = ASK_RETRIEVAL.articles.alpha;
-  const current = { alpha: originalAlpha, minSupport: ANSWER_THRESHOLD.minSupport, lexicalWeight: ANSWER_THRESHOLD.lexicalWeight };
+  const current = {
+    alpha: originalAlpha,
+    minSupport: ANSWER_THRESHOLD.minSupport,
+    lexicalWeight: ANSWER_THRESHOLD.lexicalWeight,
+  };
   const now = Date.now();
 
   const retrieve = async (alpha: number) => {
     ASK_RETRIEVAL.articles.alpha = alpha;
-    const all = [...o.positives.map((q) => ({ text: q.text.trim(), gold: o.goldUrl(q.thread_id) })), ...o.negatives.map((text) => ({ text: text.trim(), gold: undefined }))];
+    const all = [
+      ...o.positives.map((q) => ({ text: q.text.trim(), gold: o.goldUrl(q.thread_id) })),
+      ...o.negatives.map((text) => ({ text: text.trim(), gold: undefined })),
+    ];
     const bar = progress(`[tune] retrieval, article alpha ${alpha}`, all.length, { every: 500 });
     const asked = await mapPool(all, o.concurrency, async (q): Promise<Asked> => {
-      const candidates = q.text ? await retrieveAskSources(deps, { tenant: o.tenant, text: q.text, productIds: [], includeCases: false, now }) : [];
+      const candidates = q.text
+        ? await retrieveAskSources(deps, { tenant: o.tenant, text: q.text, productIds: [], includeCases: false, now })
+        : [];
       bar.tick();
-      return { ...q, candidates, scored: candidates.map((s) => ({ id: s.id, url: s.url, similarity: s.similarity, coverage: coverage(q.text, s) })) };
+      return {
+        ...q,
+        candidates,
+        scored: candidates.map((s) => ({
+          id: s.id,
+          url: s.url,
+          similarity: s.similarity,
+          coverage: coverage(q.text, s),
+        })),
+      };
     });
     bar.stop();
-    return { positives: asked.filter((q) => q.gold !== undefined), negatives: asked.filter((q) => q.gold === undefined) };
+    return {
+      positives: asked.filter((q) => q.gold !== undefined),
+      negatives: asked.filter((q) => q.gold === undefined),
+    };
   };
 
   const points: TunePoint[] = [];
@@ -199,24 +239,32 @@ export async function tuneAsk(o: { tenant: string; positives: StackFaqQuery[]; g
     for (const alpha of [...new Set([originalAlpha, ...ALPHAS])]) {
       const sets = await retrieve(alpha);
       byAlpha.set(alpha, sets);
-      for (const lexicalWeight of LEXICAL_WEIGHTS) for (const minSupport of MIN_SUPPORTS) points.push(score(sets.positives, sets.negatives, alpha, lexicalWeight, minSupport));
+      for (const lexicalWeight of LEXICAL_WEIGHTS)
+        for (const minSupport of MIN_SUPPORTS)
+          points.push(score(sets.positives, sets.negatives, alpha, lexicalWeight, minSupport));
     }
   } finally {
     ASK_RETRIEVAL.articles.alpha = originalAlpha;
   }
   const retrievalSeconds = (Date.now() - started) / 1000;
 
-  const meetsMargins = (p: TunePoint) => p.groupA_answered >= MIN_ANSWERED_A && p.banking77_train_no_answer >= MIN_NO_ANSWER_TRAIN;
+  const meetsMargins = (p: TunePoint) =>
+    p.groupA_answered >= MIN_ANSWERED_A && p.banking77_train_no_answer >= MIN_NO_ANSWER_TRAIN;
   const better = (a: TunePoint, b: TunePoint) => {
-    if (b.groupA_first_link_correct !== a.groupA_first_link_correct) return b.groupA_first_link_correct > a.groupA_first_link_correct ? b : a;
-    if (b.banking77_train_no_answer !== a.banking77_train_no_answer) return b.banking77_train_no_answer > a.banking77_train_no_answer ? b : a;
+    if (b.groupA_first_link_correct !== a.groupA_first_link_correct)
+      return b.groupA_first_link_correct > a.groupA_first_link_correct ? b : a;
+    if (b.banking77_train_no_answer !== a.banking77_train_no_answer)
+      return b.banking77_train_no_answer > a.banking77_train_no_answer ? b : a;
     const da = Math.abs(a.alpha - current.alpha);
     const db = Math.abs(b.alpha - current.alpha);
     if (da !== db) return db < da ? b : a;
     return b.minSupport < a.minSupport ? b : a;
   };
   const eligible = points.filter((p) => meetsMargins(p) && p.alpha >= MIN_ALPHA);
-  if (eligible.length === 0) throw new Error(`no point with alpha ≥ ${MIN_ALPHA} answers ≥ ${MIN_ANSWERED_A} of group A and abstains on ≥ ${MIN_NO_ANSWER_TRAIN} of the negatives`);
+  if (eligible.length === 0)
+    throw new Error(
+      `no point with alpha ≥ ${MIN_ALPHA} answers ≥ ${MIN_ANSWERED_A} of group A and abstains on ≥ ${MIN_NO_ANSWER_TRAIN} of the negatives`,
+    );
   const chosen = eligible.reduce(better);
   // The rule's best point at each alpha (the low ones included, though not eligible).
   const perAlpha = [...new Set(points.map((p) => p.alpha))].map((alpha) => {
@@ -230,10 +278,22 @@ export async function tuneAsk(o: { tenant: string; positives: StackFaqQuery[]; g
   // Checks: the chosen point and the current values, scored again by the code the API runs.
   const sets = byAlpha.get(chosen.alpha)!;
   const check = scoreWithComposer(sets.positives, sets.negatives, chosen, BY_SUPPORT);
-  const agrees = check.groupA_answered === chosen.groupA_answered && check.groupA_first_link_correct === chosen.groupA_first_link_correct && check.banking77_train_no_answer === chosen.banking77_train_no_answer;
-  if (!agrees) console.warn(`[tune] the grid's score of the chosen point differs from chooseSources + composeLocal: ${JSON.stringify({ chosen, check })}`);
+  const agrees =
+    check.groupA_answered === chosen.groupA_answered &&
+    check.groupA_first_link_correct === chosen.groupA_first_link_correct &&
+    check.banking77_train_no_answer === chosen.banking77_train_no_answer;
+  if (!agrees)
+    console.warn(
+      `[tune] the grid's score of the chosen point differs from chooseSources + composeLocal: ${JSON.stringify({ chosen, check })}`,
+    );
   const currentSets = byAlpha.get(current.alpha)!;
-  const currentPoint = score(currentSets.positives, currentSets.negatives, current.alpha, current.lexicalWeight, current.minSupport);
+  const currentPoint = score(
+    currentSets.positives,
+    currentSets.negatives,
+    current.alpha,
+    current.lexicalWeight,
+    current.minSupport,
+  );
 
   // Per alpha and lexical weight: the point with the highest threshold that still answers ≥ 0.96 of group A.
   const frontier = [...byAlpha.keys()].flatMap((alpha) =>
@@ -243,14 +303,23 @@ export async function tuneAsk(o: { tenant: string; positives: StackFaqQuery[]; g
     }).filter((p): p is TunePoint => p !== undefined),
   );
   // The trade-off around the chosen point, at its alpha and lexical weight.
-  const sweep = points.filter((p) => p.alpha === chosen.alpha && p.lexicalWeight === chosen.lexicalWeight && Math.abs(p.minSupport - chosen.minSupport) <= 0.0201);
+  const sweep = points.filter(
+    (p) =>
+      p.alpha === chosen.alpha &&
+      p.lexicalWeight === chosen.lexicalWeight &&
+      Math.abs(p.minSupport - chosen.minSupport) <= 0.0201,
+  );
   // The chosen threshold and weight at every alpha: how much the article alpha matters.
   const alphas = points.filter((p) => p.lexicalWeight === chosen.lexicalWeight && p.minSupport === chosen.minSupport);
 
   // Diagnostic, not a knob: the first link if the answer's first source were article search's top
   // hit (hybrid relative-score fusion, RETRIEVAL.articles) instead of the most similar candidate,
   // answered or not by the same chosen threshold.
-  const answeredAtChosen = new Set(sets.positives.filter((q) => (best(q.scored, chosen.lexicalWeight)?.support ?? 0) >= chosen.minSupport).map((q) => q.text));
+  const answeredAtChosen = new Set(
+    sets.positives
+      .filter((q) => (best(q.scored, chosen.lexicalWeight)?.support ?? 0) >= chosen.minSupport)
+      .map((q) => q.text),
+  );
   let hybridTop = 0;
   let hybridTopAnswered = 0;
   await mapPool(sets.positives, o.concurrency, async (q) => {
@@ -271,7 +340,8 @@ export async function tuneAsk(o: { tenant: string; positives: StackFaqQuery[]; g
   };
 
   // How far apart the two sets are: the best candidate's support (and similarity alone), at the chosen alpha and weight.
-  const bestOf = (qs: Asked[], lexicalWeight: number) => quantiles(qs.map((q) => best(q.scored, lexicalWeight)?.support ?? 0));
+  const bestOf = (qs: Asked[], lexicalWeight: number) =>
+    quantiles(qs.map((q) => best(q.scored, lexicalWeight)?.support ?? 0));
   const distributions = {
     groupA_best_support: bestOf(sets.positives, chosen.lexicalWeight),
     banking77_train_best_support: bestOf(sets.negatives, chosen.lexicalWeight),
@@ -279,23 +349,69 @@ export async function tuneAsk(o: { tenant: string; positives: StackFaqQuery[]; g
     banking77_train_best_similarity: bestOf(sets.negatives, 0),
   };
 
-  console.log(`\nStackFAQ group A (${o.positives.length} positives), BANKING77 train sample (${o.negatives.length} negatives)`);
+  console.log(
+    `\nStackFAQ group A (${o.positives.length} positives), BANKING77 train sample (${o.negatives.length} negatives)`,
+  );
   console.log(`current: ${JSON.stringify(currentPoint)}`);
-  console.log(`chosen (alpha ≥ ${MIN_ALPHA}, answered A ≥ ${MIN_ANSWERED_A}, BANKING77 train no-answer ≥ ${MIN_NO_ANSWER_TRAIN}, best first link A): ${JSON.stringify(chosen)}`);
-  console.table(perAlpha.map((r) => ({ alpha: r.alpha, eligible: r.eligible, lexicalWeight: r.best?.lexicalWeight, minSupport: r.best?.minSupport, 'answered A': r.best?.groupA_answered, 'first link A': r.best?.groupA_first_link_correct, 'B77 train no-answer': r.best?.banking77_train_no_answer })));
-  console.table(frontier.map((p) => ({ alpha: p.alpha, lexicalWeight: p.lexicalWeight, minSupport: p.minSupport, 'answered A': p.groupA_answered, 'first link A': p.groupA_first_link_correct, 'B77 train no-answer': p.banking77_train_no_answer })));
-  console.table(sweep.map((p) => ({ minSupport: p.minSupport, 'answered A': p.groupA_answered, 'first link A': p.groupA_first_link_correct, 'B77 train no-answer': p.banking77_train_no_answer })));
+  console.log(
+    `chosen (alpha ≥ ${MIN_ALPHA}, answered A ≥ ${MIN_ANSWERED_A}, BANKING77 train no-answer ≥ ${MIN_NO_ANSWER_TRAIN}, best first link A): ${JSON.stringify(chosen)}`,
+  );
+  console.table(
+    perAlpha.map((r) => ({
+      alpha: r.alpha,
+      eligible: r.eligible,
+      lexicalWeight: r.best?.lexicalWeight,
+      minSupport: r.best?.minSupport,
+      'answered A': r.best?.groupA_answered,
+      'first link A': r.best?.groupA_first_link_correct,
+      'B77 train no-answer': r.best?.banking77_train_no_answer,
+    })),
+  );
+  console.table(
+    frontier.map((p) => ({
+      alpha: p.alpha,
+      lexicalWeight: p.lexicalWeight,
+      minSupport: p.minSupport,
+      'answered A': p.groupA_answered,
+      'first link A': p.groupA_first_link_correct,
+      'B77 train no-answer': p.banking77_train_no_answer,
+    })),
+  );
+  console.table(
+    sweep.map((p) => ({
+      minSupport: p.minSupport,
+      'answered A': p.groupA_answered,
+      'first link A': p.groupA_first_link_correct,
+      'B77 train no-answer': p.banking77_train_no_answer,
+    })),
+  );
   console.log(distributions);
-  console.table(alphas.map((p) => ({ alpha: p.alpha, 'answered A': p.groupA_answered, 'first link A': p.groupA_first_link_correct, 'B77 train no-answer': p.banking77_train_no_answer })));
+  console.table(
+    alphas.map((p) => ({
+      alpha: p.alpha,
+      'answered A': p.groupA_answered,
+      'first link A': p.groupA_first_link_correct,
+      'B77 train no-answer': p.banking77_train_no_answer,
+    })),
+  );
   console.log(diagnostic);
   const ranking = tuneRanking(sets.positives, chosen);
   const { groupA_first_link_correct: _, ...chosenRanking } = ranking.chosen;
   const rankingCheck = scoreWithComposer(sets.positives, sets.negatives, chosen, chosenRanking);
-  const currentRanking = ranking.grid.find((g) => g.titleWeight === SOURCE_RANKING.titleWeight && g.retrievalRankWeight === SOURCE_RANKING.retrievalRankWeight);
-  console.log(`ranking at the chosen threshold: ${JSON.stringify(ranking.chosen)} (by support alone: ${chosen.groupA_first_link_correct}; current SOURCE_RANKING: ${currentRanking?.groupA_first_link_correct})`);
+  const currentRanking = ranking.grid.find(
+    (g) => g.titleWeight === SOURCE_RANKING.titleWeight && g.retrievalRankWeight === SOURCE_RANKING.retrievalRankWeight,
+  );
+  console.log(
+    `ranking at the chosen threshold: ${JSON.stringify(ranking.chosen)} (by support alone: ${chosen.groupA_first_link_correct}; current SOURCE_RANKING: ${currentRanking?.groupA_first_link_correct})`,
+  );
 
   return {
-    grid: { alphas: [...byAlpha.keys()], lexical_weights: LEXICAL_WEIGHTS, min_supports: { from: MIN_SUPPORTS[0], to: MIN_SUPPORTS[MIN_SUPPORTS.length - 1], step: 0.0025 }, points: points.length },
+    grid: {
+      alphas: [...byAlpha.keys()],
+      lexical_weights: LEXICAL_WEIGHTS,
+      min_supports: { from: MIN_SUPPORTS[0], to: MIN_SUPPORTS[MIN_SUPPORTS.length - 1], step: 0.0025 },
+      points: points.length,
+    },
     rule: `article alpha ≥ ${MIN_ALPHA}, answered (group A) ≥ ${MIN_ANSWERED_A} and BANKING77 train no-answer ≥ ${MIN_NO_ANSWER_TRAIN}; then the best first-link correctness (group A); ties: more abstentions, the alpha nearest the current one, the lower minSupport`,
     best_per_alpha: perAlpha,
     current: currentPoint,

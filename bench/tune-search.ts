@@ -49,30 +49,61 @@ export interface TunedConfiguration extends CaseKnobs {
   best?: boolean;
 }
 
-export async function tuneCases(o: { tenant: string; queries: StackFaqQuery[]; concurrency: number }): Promise<TunedConfiguration[]> {
+export async function tuneCases(o: {
+  tenant: string;
+  queries: StackFaqQuery[];
+  concurrency: number;
+}): Promise<TunedConfiguration[]> {
   if (o.queries.some((q) => q.group !== 'A')) throw new Error('tuning uses group A queries only');
   const config = loadServicesConfig();
-  const deps = { weaviate: () => connectWeaviate(config.weaviate), embedder: memoized(createEmbedder(config.embeddings)) };
+  const deps = {
+    weaviate: () => connectWeaviate(config.weaviate),
+    embedder: memoized(createEmbedder(config.embeddings)),
+  };
   const original: CaseKnobs = { ...RETRIEVAL.cases, queryProperties: [...RETRIEVAL.cases.queryProperties] };
   const results: TunedConfiguration[] = [];
 
   const evaluate = async (knobs: CaseKnobs) => {
-    const seen = results.find((r) => r.alpha === knobs.alpha && r.queryProperties.join() === knobs.queryProperties.join());
+    const seen = results.find(
+      (r) => r.alpha === knobs.alpha && r.queryProperties.join() === knobs.queryProperties.join(),
+    );
     if (seen) return seen;
     Object.assign(RETRIEVAL.cases, knobs);
-    const bar = progress(`[tune] alpha ${knobs.alpha} ${knobs.queryProperties.join(',')}`, o.queries.length, { every: 625 });
+    const bar = progress(`[tune] alpha ${knobs.alpha} ${knobs.queryProperties.join(',')}`, o.queries.length, {
+      every: 625,
+    });
     const ranks = await mapPool(o.queries, o.concurrency, async (q) => {
-      const hits = q.text.trim() ? await searchCases(deps, { tenant: o.tenant, query: q.text, productIds: [], filterUrls: [], offset: 0, limit: 10 }) : [];
+      const hits = q.text.trim()
+        ? await searchCases(deps, {
+            tenant: o.tenant,
+            query: q.text,
+            productIds: [],
+            filterUrls: [],
+            offset: 0,
+            limit: 10,
+          })
+        : [];
       bar.tick();
-      return firstRelevantRank(hits.map((h) => h.id), q.thread_id, 10);
+      return firstRelevantRank(
+        hits.map((h) => h.id),
+        q.thread_id,
+        10,
+      );
     });
     bar.stop();
     const m = singleGoldMetrics(ranks);
-    const row = { ...knobs, queryProperties: [...knobs.queryProperties], mrr10: round(m.mrr10), recall1: round(m.recall1), recall5: round(m.recall5) };
+    const row = {
+      ...knobs,
+      queryProperties: [...knobs.queryProperties],
+      mrr10: round(m.mrr10),
+      recall1: round(m.recall1),
+      recall5: round(m.recall5),
+    };
     results.push(row);
     return row;
   };
-  const better = (a: TunedConfiguration, b: TunedConfiguration) => a.mrr10 > b.mrr10 || (a.mrr10 === b.mrr10 && a.recall1 > b.recall1);
+  const better = (a: TunedConfiguration, b: TunedConfiguration) =>
+    a.mrr10 > b.mrr10 || (a.mrr10 === b.mrr10 && a.recall1 > b.recall1);
 
   try {
     await evaluate(original);
@@ -85,7 +116,18 @@ export async function tuneCases(o: { tenant: string; queries: StackFaqQuery[]; c
 
   const best = results.reduce((a, b) => (better(b, a) ? b : a));
   best.best = true;
-  console.log(`\nStackFAQ group A (${o.queries.length} queries), RETRIEVAL.cases grid (current: alpha ${original.alpha}, ${original.queryProperties.join(', ')})`);
-  console.table(results.map((r) => ({ alpha: r.alpha, queryProperties: r.queryProperties.join(', '), 'MRR@10': r.mrr10, 'R@1': r.recall1, 'R@5': r.recall5, best: r.best ? '*' : '' })));
+  console.log(
+    `\nStackFAQ group A (${o.queries.length} queries), RETRIEVAL.cases grid (current: alpha ${original.alpha}, ${original.queryProperties.join(', ')})`,
+  );
+  console.table(
+    results.map((r) => ({
+      alpha: r.alpha,
+      queryProperties: r.queryProperties.join(', '),
+      'MRR@10': r.mrr10,
+      'R@1': r.recall1,
+      'R@5': r.recall5,
+      best: r.best ? '*' : '',
+    })),
+  );
   return results;
 }

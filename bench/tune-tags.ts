@@ -31,7 +31,9 @@ interface Setting {
   english?: number;
 }
 
-const WITHOUT_ENGLISH: Setting[] = [2, 3, 4].flatMap((denseScale) => [false, true].map((names) => ({ denseScale, names })));
+const WITHOUT_ENGLISH: Setting[] = [2, 3, 4].flatMap((denseScale) =>
+  [false, true].map((names) => ({ denseScale, names })),
+);
 const WITH_ENGLISH: Setting[] = [
   [1, 3],
   [2, 3],
@@ -41,7 +43,11 @@ const WITH_ENGLISH: Setting[] = [
 ].map(([denseScale, english]) => ({ denseScale, names: true, english }));
 /** The settings without the English encoder, compared with the current ones in the many-shot split. */
 const PREVIOUS: Setting = { denseScale: TAG_TRAINING.denseScale, names: true };
-const CURRENT: Setting = { denseScale: TAG_TRAINING.withEnglish.denseScale, english: TAG_TRAINING.withEnglish.englishScale, names: true };
+const CURRENT: Setting = {
+  denseScale: TAG_TRAINING.withEnglish.denseScale,
+  english: TAG_TRAINING.withEnglish.englishScale,
+  names: true,
+};
 const SEEDS = [1, 2, 3];
 const EMBED_BATCH = 64;
 
@@ -69,17 +75,30 @@ function split(examples: readonly Example[], seed: number, take: (n: number) => 
 
 type Lookup = Map<string, number[]>;
 
-async function accuracy(o: { train: Example[]; measure: Example[]; setting: Setting; nameVectors: Lookup; englishVectors: Lookup }): Promise<number> {
+async function accuracy(o: {
+  train: Example[];
+  measure: Example[];
+  setting: Setting;
+  nameVectors: Lookup;
+  englishVectors: Lookup;
+}): Promise<number> {
   const lookup = (vectors: Lookup) => async (texts: string[]) => texts.map((t) => vectors.get(t)!);
   const embedNames = o.setting.names ? lookup(o.nameVectors) : undefined;
-  const english = o.setting.english === undefined ? undefined : { model: 'english', embed: lookup(o.englishVectors), scale: o.setting.english };
+  const english =
+    o.setting.english === undefined
+      ? undefined
+      : { model: 'english', embed: lookup(o.englishVectors), scale: o.setting.english };
   const model = await trainTagModel(o.train, { now: 0, embedNames, denseScale: o.setting.denseScale, english });
   if (!model) throw new Error('no model: too few tagged examples');
   const predict = tagPredictor(model);
-  return o.measure.filter((e) => predict({ ...e, english: o.englishVectors.get(e.text) })[0].name === e.tag).length / o.measure.length;
+  return (
+    o.measure.filter((e) => predict({ ...e, english: o.englishVectors.get(e.text) })[0].name === e.tag).length /
+    o.measure.length
+  );
 }
 
-const label = (s: Setting) => `dense ${s.denseScale}, names ${s.names ? 'yes' : 'no'}${s.english === undefined ? '' : `, English ${s.english}`}`;
+const label = (s: Setting) =>
+  `dense ${s.denseScale}, names ${s.names ? 'yes' : 'no'}${s.english === undefined ? '' : `, English ${s.english}`}`;
 
 /** Vectors of `texts` by one embedder, in batches, with a progress bar. */
 async function embedAll(embedder: Embedder, texts: string[], label: string): Promise<Lookup> {
@@ -108,7 +127,12 @@ async function main(): Promise<void> {
   const texts = [...rows.map((r) => r.text), ...[...new Set(rows.map((r) => r.category))].map(tagNameText)];
   const vectors = await embedAll(createEmbedder(config.embeddings), texts, 'embedding');
   const englishVectors = englishEncoder ? await embedAll(englishEncoder, texts, 'English encoder') : new Map();
-  const examples: Example[] = rows.map((r) => ({ vector: vectors.get(r.text)!, text: r.text, tags: [r.category], tag: r.category }));
+  const examples: Example[] = rows.map((r) => ({
+    vector: vectors.get(r.text)!,
+    text: r.text,
+    tags: [r.category],
+    tag: r.category,
+  }));
   const grid = [...WITHOUT_ENGLISH, ...(englishEncoder ? WITH_ENGLISH : [])];
 
   const fewShot = [];
@@ -116,10 +140,20 @@ async function main(): Promise<void> {
     const runs = [];
     for (const seed of SEEDS) {
       const { train, measure } = split(examples, seed, () => o.shots);
-      runs.push(await accuracy({ train, measure: measure.filter((_, i) => i % 3 === 0), setting, nameVectors: vectors, englishVectors }));
+      runs.push(
+        await accuracy({
+          train,
+          measure: measure.filter((_, i) => i % 3 === 0),
+          setting,
+          nameVectors: vectors,
+          englishVectors,
+        }),
+      );
     }
     const mean = runs.reduce((a, b) => a + b, 0) / runs.length;
-    console.log(`[tune-tags] ${o.shots}-shot, ${label(setting)}: ${mean.toFixed(4)} (${runs.map((r) => r.toFixed(4)).join(', ')})`);
+    console.log(
+      `[tune-tags] ${o.shots}-shot, ${label(setting)}: ${mean.toFixed(4)} (${runs.map((r) => r.toFixed(4)).join(', ')})`,
+    );
     fewShot.push({ ...setting, accuracy: round(mean), per_seed: runs.map((r) => round(r)) });
   }
   const manyShot = [];

@@ -75,7 +75,9 @@ export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): Servic
       queryTimeoutMs: int(env, 'EMBEDDINGS_QUERY_TIMEOUT_MS', 4000),
       maxInFlight: int(env, 'EMBEDDINGS_MAX_IN_FLIGHT', 1),
     },
-    tagEmbeddings: env.TAG_EMBEDDINGS_URL ? { baseUrl: env.TAG_EMBEDDINGS_URL, model: env.TAG_EMBEDDINGS_MODEL ?? 'bge-small-en-v1.5' } : undefined,
+    tagEmbeddings: env.TAG_EMBEDDINGS_URL
+      ? { baseUrl: env.TAG_EMBEDDINGS_URL, model: env.TAG_EMBEDDINGS_MODEL ?? 'bge-small-en-v1.5' }
+      : undefined,
     chat: chatConfigured
       ? {
           baseUrl: env.CHAT_BASE_URL || undefined,

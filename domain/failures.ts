@@ -20,7 +20,16 @@ export const FAILURE_TYPES = {
 const TIMEOUT_NAMES = new Set(['WeaviateRequestTimeoutError', 'TimeoutError', 'AbortError']);
 const UNAVAILABLE_NAMES = new Set(['WeaviateGRPCUnavailableError', 'WeaviateStartUpError']);
 /** Connection failures, Node's and those of its fetch (undici: a socket closed by the other side mid-request). */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
 /**
  * A restarted Weaviate reports ready a moment before it has restored its schema; meanwhile a query
  * fails with "could not find class X in schema". Our collections always exist (created at start),
@@ -38,7 +47,11 @@ function causeCodes(err: unknown): string[] {
 function dependencyOf(err: unknown): string {
   if (err instanceof APIError || err instanceof APIConnectionError) return 'the model service';
   // The Weaviate client's own errors, and the gRPC errors of its calls (nice-grpc's ClientError names the method's path).
-  if (/^Weaviate/.test((err as Error)?.name ?? '') || /^\/weaviate\./.test(String((err as { path?: unknown })?.path ?? ''))) return 'the vector store';
+  if (
+    /^Weaviate/.test((err as Error)?.name ?? '') ||
+    /^\/weaviate\./.test(String((err as { path?: unknown })?.path ?? ''))
+  )
+    return 'the vector store';
   return 'a dependency';
 }
 
@@ -47,7 +60,13 @@ function dependencyOf(err: unknown): string {
  * which may carry its internals or echo the input, goes only into the details (logged, never sent).
  */
 const failure = (o: { type: string; message: string; upstream: string; retryable: boolean; retryAfterMs?: number }) =>
-  ApplicationFailure.create({ type: o.type, message: o.message, details: [o.upstream], nonRetryable: !o.retryable, nextRetryDelay: o.retryAfterMs });
+  ApplicationFailure.create({
+    type: o.type,
+    message: o.message,
+    details: [o.upstream],
+    nonRetryable: !o.retryable,
+    nextRetryDelay: o.retryAfterMs,
+  });
 
 /** A rate-limited provider's Retry-After (seconds), as the delay before the next attempt: at most a minute. */
 const RETRY_AFTER_MAX_MS = 60_000;
@@ -61,18 +80,44 @@ export function toFailure(err: unknown): unknown {
   const e = err as Error;
   const upstream = e?.message ?? String(err);
   const who = dependencyOf(err);
-  if (err instanceof APIConnectionTimeoutError || TIMEOUT_NAMES.has(e?.name) || /DEADLINE_EXCEEDED|timed? ?out/i.test(upstream)) {
-    return failure({ type: FAILURE_TYPES.timeout, message: `${who} did not answer in time`, upstream, retryable: true });
+  if (
+    err instanceof APIConnectionTimeoutError ||
+    TIMEOUT_NAMES.has(e?.name) ||
+    /DEADLINE_EXCEEDED|timed? ?out/i.test(upstream)
+  ) {
+    return failure({
+      type: FAILURE_TYPES.timeout,
+      message: `${who} did not answer in time`,
+      upstream,
+      retryable: true,
+    });
   }
-  if (err instanceof APIConnectionError || UNAVAILABLE_NAMES.has(e?.name) || causeCodes(err).some((c) => UNAVAILABLE_CODES.has(c)) || /UNAVAILABLE|ECONNREFUSED/.test(upstream) || STORE_STARTING.test(upstream)) {
+  if (
+    err instanceof APIConnectionError ||
+    UNAVAILABLE_NAMES.has(e?.name) ||
+    causeCodes(err).some((c) => UNAVAILABLE_CODES.has(c)) ||
+    /UNAVAILABLE|ECONNREFUSED/.test(upstream) ||
+    STORE_STARTING.test(upstream)
+  ) {
     return failure({ type: FAILURE_TYPES.unavailable, message: `${who} is unavailable`, upstream, retryable: true });
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     if (err.status === 429 || err.status >= 500) {
       const retryAfter = err.status === 429 ? retryAfterMs(err) : undefined;
-      return failure({ type: FAILURE_TYPES.unavailable, message: `${who} failed (status ${err.status})`, upstream, retryable: true, retryAfterMs: retryAfter });
+      return failure({
+        type: FAILURE_TYPES.unavailable,
+        message: `${who} failed (status ${err.status})`,
+        upstream,
+        retryable: true,
+        retryAfterMs: retryAfter,
+      });
     }
-    return failure({ type: FAILURE_TYPES.invalid, message: `${who} refused the input (status ${err.status})`, upstream, retryable: false });
+    return failure({
+      type: FAILURE_TYPES.invalid,
+      message: `${who} refused the input (status ${err.status})`,
+      upstream,
+      retryable: false,
+    });
   }
   return err;
 }

@@ -10,7 +10,10 @@ export type Progress = (details: Record<string, unknown>) => void;
  * (cpu/pool.ts) still hears of its cancellation and its timeout, which the server reports only in
  * answer to a heartbeat.
  */
-export async function heartbeating<T>(work: Promise<T>, o: { progress?: Progress; details: Record<string, unknown> }): Promise<T> {
+export async function heartbeating<T>(
+  work: Promise<T>,
+  o: { progress?: Progress; details: Record<string, unknown> },
+): Promise<T> {
   const timer = o.progress && setInterval(() => o.progress?.(o.details), 1000);
   try {
     return await work;

@@ -46,7 +46,10 @@ function describe(t: EvalBatchTotals): string {
   return [
     `${t.graded} graded, ${t.alreadyGraded} already graded before, ${t.invalid} bad lines, ${t.failed} not gradable, ${t.duplicates} repeated ids (${t.lines} lines)`,
     // Bad lines were listed before the start.
-    ...t.problems.filter((p) => p.kind !== 'invalid').slice(0, SHOWN_PROBLEMS).map((p) => `line ${p.line}: ${terminalText(p.error)}`),
+    ...t.problems
+      .filter((p) => p.kind !== 'invalid')
+      .slice(0, SHOWN_PROBLEMS)
+      .map((p) => `line ${p.line}: ${terminalText(p.error)}`),
   ].join('\n');
 }
 
@@ -59,22 +62,37 @@ const program = new Command('eval:import')
   .action(async (file: string, o: { tenant: string; useCase?: string; detach?: boolean }) => {
     const full = path.resolve(file);
     if (!fs.existsSync(full) || !fs.statSync(full).isFile()) throw new Error(`${file}: no such file`);
-    const useCases = new UseCaseStore(process.env.USE_CASES_DIR ? path.resolve(process.env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR);
+    const useCases = new UseCaseStore(
+      process.env.USE_CASES_DIR ? path.resolve(process.env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR,
+    );
     if (o.useCase && !useCases.get(o.useCase, o.tenant)) throw new Error(`--use-case ${o.useCase} names no use case`);
     const { valid, bad } = await checkFile(full);
     console.log(`${valid} records to grade${bad ? `, ${bad} bad lines skipped` : ''}`);
     if (valid === 0) throw new Error('nothing to grade');
     const config = loadServicesConfig(process.env);
-    const connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 5000 }).catch((err) => {
-      throw new Error(`cannot reach Temporal at ${config.temporal.address}: ${err.message}. Is the stack running (npm start)? Otherwise set TEMPORAL_ADDRESS.`);
-    });
+    const connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 5000 }).catch(
+      (err) => {
+        throw new Error(
+          `cannot reach Temporal at ${config.temporal.address}: ${err.message}. Is the stack running (npm start)? Otherwise set TEMPORAL_ADDRESS.`,
+        );
+      },
+    );
     try {
       const client = new Client({ connection, namespace: config.temporal.namespace });
-      const { workflowId } = await startEvalBatch({ client, taskQueue: config.temporal.taskQueue, tenant: o.tenant, path: full, useCase: o.useCase });
+      const { workflowId } = await startEvalBatch({
+        client,
+        taskQueue: config.temporal.taskQueue,
+        tenant: o.tenant,
+        path: full,
+        useCase: o.useCase,
+      });
       const ui = `${process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233'}/namespaces/${config.temporal.namespace}/workflows/${encodeURIComponent(workflowId)}`;
       console.log(`batch ${workflowId}\n${ui}`);
       if (o.detach) return;
-      const bar = new cliProgress.SingleBar({ format: 'grading [{bar}] {value}/{total} lines | {graded} graded | eta {eta_formatted}', hideCursor: true }, cliProgress.Presets.shades_classic);
+      const bar = new cliProgress.SingleBar(
+        { format: 'grading [{bar}] {value}/{total} lines | {graded} graded | eta {eta_formatted}', hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      );
       let started = false;
       for (;;) {
         const { done, totals } = await evalBatchProgress({ client, workflowId });

@@ -38,17 +38,21 @@ const program = new Command('eval:report')
   .option('--to <date>', 'only calls logged before this date', parseDate)
   .option('--where <key=value>', 'only calls whose metadata has this value (repeatable)', parseWhere, [])
   .option('--html <file>', 'where to write the HTML page', '')
-  .action((o: { tenant: string; useCase?: string; from?: number; to?: number; where: [string, string][]; html: string }) =>
-    withWeaviate(async (weaviate) => {
-      const scope = { tenant: o.tenant, useCase: o.useCase, from: o.from, to: o.to, where: o.where };
-      const report = buildReport(await listResults({ weaviate }, scope), scope);
-      console.log(renderMarkdown(report));
-      const file = path.resolve(o.html || `eval-report-${o.tenant}.html`);
-      // The UMD build, inlined into the page (the package's exports do not list it; it sits beside the main file).
-      const chartJs = fs.readFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), 'utf8');
-      fs.writeFileSync(file, renderHtml(report, { chartJs }));
-      console.log(`HTML report: ${terminalText(file)}`);
-    }),
+  .action(
+    (o: { tenant: string; useCase?: string; from?: number; to?: number; where: [string, string][]; html: string }) =>
+      withWeaviate(async (weaviate) => {
+        const scope = { tenant: o.tenant, useCase: o.useCase, from: o.from, to: o.to, where: o.where };
+        const report = buildReport(await listResults({ weaviate }, scope), scope);
+        console.log(renderMarkdown(report));
+        const file = path.resolve(o.html || `eval-report-${o.tenant}.html`);
+        // The UMD build, inlined into the page (the package's exports do not list it; it sits beside the main file).
+        const chartJs = fs.readFileSync(
+          path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'),
+          'utf8',
+        );
+        fs.writeFileSync(file, renderHtml(report, { chartJs }));
+        console.log(`HTML report: ${terminalText(file)}`);
+      }),
   );
 
 program.parseAsync().catch((err) => {

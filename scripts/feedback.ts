@@ -22,7 +22,8 @@ function parseTenant(value: string): string {
 
 function parseLimit(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new InvalidArgumentError('expected a whole number from 1 to 10000');
+  if (!Number.isInteger(n) || n < 1 || n > 10_000)
+    throw new InvalidArgumentError('expected a whole number from 1 to 10000');
   return n;
 }
 
@@ -39,7 +40,9 @@ function describe(a: AnswerWithFeedback): string {
     ...(a.standalone !== a.question ? [`  searched as: ${t(a.standalone)}`] : []),
     `  A: ${oneLine(a.answer, 300)}`,
     ...a.sources.map((s) => `  source: ${t(s.kind)} ${t(s.id)} ${t(s.url)}`),
-    ...a.feedback.map((f) => `  feedback ${RATING[f.rating] ?? '  '} ${new Date(f.createdAt).toISOString()}: ${oneLine(f.details)}`),
+    ...a.feedback.map(
+      (f) => `  feedback ${RATING[f.rating] ?? '  '} ${new Date(f.createdAt).toISOString()}: ${oneLine(f.details)}`,
+    ),
   ];
   return lines.join('\n');
 }
@@ -53,9 +56,13 @@ const program = new Command('feedback')
   .option('--json', 'print one JSON object per answer')
   .action((o) =>
     withWeaviate(async (weaviate) => {
-      const answers = await listAnswersWithFeedback({ weaviate }, { tenant: o.tenant, since: o.since, negativeOnly: o.negative, limit: o.limit });
+      const answers = await listAnswersWithFeedback(
+        { weaviate },
+        { tenant: o.tenant, since: o.since, negativeOnly: o.negative, limit: o.limit },
+      );
       if (o.json) for (const a of answers) console.log(terminalJson(a));
-      else if (answers.length === 0) console.log(`no answers for tenant ${o.tenant}${o.negative ? ' with negative feedback' : ''}`);
+      else if (answers.length === 0)
+        console.log(`no answers for tenant ${o.tenant}${o.negative ? ' with negative feedback' : ''}`);
       else console.log(answers.map(describe).join('\n\n'));
     }),
   );

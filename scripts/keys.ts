@@ -10,13 +10,18 @@ import { SCOPES, isScope } from '../api/scopes';
 import { withWeaviate } from './operator-weaviate';
 
 function parseScopes(value: string): string[] {
-  const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = scopes.filter((s) => s !== 'all' && !isScope(s));
-  if (bad.length) throw new InvalidArgumentError(`unknown scope(s) ${bad.join(', ')}; known: ${SCOPES.join(', ')}, or all`);
+  if (bad.length)
+    throw new InvalidArgumentError(`unknown scope(s) ${bad.join(', ')}; known: ${SCOPES.join(', ')}, or all`);
   return scopes.includes('all') ? [...SCOPES] : scopes;
 }
 
-const withStore = <T>(fn: (store: ApiKeyStore) => Promise<T>) => withWeaviate((weaviate) => fn(new ApiKeyStore(weaviate)));
+const withStore = <T>(fn: (store: ApiKeyStore) => Promise<T>) =>
+  withWeaviate((weaviate) => fn(new ApiKeyStore(weaviate)));
 
 const program = new Command('keys').description('Manage API keys and business ids of the Support-AI API');
 
@@ -30,7 +35,11 @@ program
   .action((o) =>
     withStore(async (store) => {
       const { key, record } = await store.create({ tenant: o.tenant, scopes: o.scopes, name: o.name });
-      console.log(o.json ? terminalJson({ key, ...record }) : `key ${t(record.keyId)} for tenant ${t(record.tenant)} (${t(record.scopes.join(','))}):\n${key}`);
+      console.log(
+        o.json
+          ? terminalJson({ key, ...record })
+          : `key ${t(record.keyId)} for tenant ${t(record.tenant)} (${t(record.scopes.join(','))}):\n${key}`,
+      );
     }),
   );
 
@@ -42,7 +51,9 @@ program
     withStore(async (store) => {
       for (const k of await store.list(o.tenant)) {
         const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active';
-        console.log(`${t(k.keyId)}  ${t(k.tenant)}  ${t(k.scopes.join(','))}  ${state}  ${new Date(k.createdAt).toISOString()}  ${t(k.name)}`);
+        console.log(
+          `${t(k.keyId)}  ${t(k.tenant)}  ${t(k.scopes.join(','))}  ${state}  ${new Date(k.createdAt).toISOString()}  ${t(k.name)}`,
+        );
       }
     }),
   );

@@ -12,7 +12,10 @@ import { readWeaviateKey, weaviateKeyPath } from './stack/weaviate-key';
 
 export async function withWeaviate<T>(fn: (weaviate: () => Promise<WeaviateClient>) => Promise<T>): Promise<T> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
-  const config = loadServicesConfig({ ...process.env, WEAVIATE_API_KEY: process.env.WEAVIATE_API_KEY || readWeaviateKey(dataDir) });
+  const config = loadServicesConfig({
+    ...process.env,
+    WEAVIATE_API_KEY: process.env.WEAVIATE_API_KEY || readWeaviateKey(dataDir),
+  });
   try {
     const { host, httpPort, grpcPort } = config.weaviate;
     const client = await connectWeaviate(config.weaviate).catch((err) => {

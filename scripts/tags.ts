@@ -25,11 +25,19 @@ function parseSeconds(value: string): number {
 
 async function withTemporal<T>(fn: (client: Client, taskQueue: string, address: string) => Promise<T>): Promise<T> {
   const config = loadServicesConfig(process.env);
-  const connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 5000 }).catch((err) => {
-    throw new Error(`cannot reach Temporal at ${config.temporal.address}: ${err.message}. Is the stack running (npm start)? Otherwise set TEMPORAL_ADDRESS.`);
-  });
+  const connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 5000 }).catch(
+    (err) => {
+      throw new Error(
+        `cannot reach Temporal at ${config.temporal.address}: ${err.message}. Is the stack running (npm start)? Otherwise set TEMPORAL_ADDRESS.`,
+      );
+    },
+  );
   try {
-    return await fn(new Client({ connection, namespace: config.temporal.namespace }), config.temporal.taskQueue, config.temporal.address);
+    return await fn(
+      new Client({ connection, namespace: config.temporal.namespace }),
+      config.temporal.taskQueue,
+      config.temporal.address,
+    );
   } finally {
     await connection.close();
   }
@@ -40,7 +48,8 @@ function describeLast(last: TagTrainerStatus['last']): string {
   const when = `${new Date(last.startedAt).toISOString()} (${((last.endedAt - last.startedAt) / 1000).toFixed(1)} s)`;
   if (last.error) return `training of ${when} failed: ${t(last.error)}`;
   const r = last.run!;
-  if (r.version === null) return `training of ${when}: too little to train on (${r.taggedCases} tagged cases, at least two tags need 3 cases each); /v1/tag answers keyword tags`;
+  if (r.version === null)
+    return `training of ${when}: too little to train on (${r.taggedCases} tagged cases, at least two tags need 3 cases each); /v1/tag answers keyword tags`;
   const holdout = r.holdoutAccuracy === null ? '' : `, held-out accuracy ${(r.holdoutAccuracy * 100).toFixed(1)}%`;
   return `training of ${when}: ${r.cases} cases, ${r.tags} tags (${r.rareTags} too rare, ${r.spamCases} spam cases left out)${holdout}`;
 }
@@ -55,7 +64,9 @@ program
   .action((o) =>
     withTemporal(async (client, taskQueue) => {
       const { workflowId, requestedAt } = await requestTagTraining({ client, taskQueue, tenant: o.tenant });
-      console.log(`training requested: workflow ${workflowId} (Temporal Web UI: filter Operation="tags-train" and TenantId="${o.tenant}")`);
+      console.log(
+        `training requested: workflow ${workflowId} (Temporal Web UI: filter Operation="tags-train" and TenantId="${o.tenant}")`,
+      );
       if (o.detach) return;
       let state = '';
       const last = await waitForTagTraining({
@@ -77,13 +88,19 @@ program
  * is answered by a worker: a worker that is busy (or stopped) does not answer, and that is said as
  * such, never as absence.
  */
-async function askTrainer(o: { client: Client; tenant: string; waitSeconds: number }): Promise<TagTrainerStatus | undefined> {
+async function askTrainer(o: {
+  client: Client;
+  tenant: string;
+  waitSeconds: number;
+}): Promise<TagTrainerStatus | undefined> {
   try {
     return await o.client.connection.withDeadline(Date.now() + o.waitSeconds * 1000, () => tagTrainerStatus(o));
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     const why = isGrpcDeadlineError(err) ? `within ${o.waitSeconds} s` : `(${(err as Error).message})`;
-    throw new Error(`the tag trainer of tenant ${o.tenant} did not answer ${why}: the worker may be busy or not running, so its state is unknown; try again`);
+    throw new Error(
+      `the tag trainer of tenant ${o.tenant} did not answer ${why}: the worker may be busy or not running, so its state is unknown; try again`,
+    );
   }
 }
 
@@ -95,8 +112,14 @@ program
   .action((o: { tenant: string; wait: number }) =>
     withTemporal(async (client) => {
       const status = await askTrainer({ client, tenant: o.tenant, waitSeconds: o.wait });
-      if (!status) console.log(`tenant ${o.tenant} has no tag trainer yet: it starts with the first upload of tagged cases, or with \`train\``);
-      else console.log(`${t(status.state)}${status.pending ? ', cases changed since the last training' : ''}\n${describeLast(status.last)}`);
+      if (!status)
+        console.log(
+          `tenant ${o.tenant} has no tag trainer yet: it starts with the first upload of tagged cases, or with \`train\``,
+        );
+      else
+        console.log(
+          `${t(status.state)}${status.pending ? ', cases changed since the last training' : ''}\n${describeLast(status.last)}`,
+        );
     }),
   );
 

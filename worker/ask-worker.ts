@@ -27,7 +27,9 @@ export interface AskWorkerOptions {
 
 /** The sink through which the ask workflow hands over its answer; a worker without a listener ignores it. */
 export function askSinks(onAnswered?: AskWorkerOptions['onAnswered']): InjectedSinks<AskSinks> {
-  return { asks: { answered: { fn: (info, result) => onAnswered?.(info.workflowId, result), callDuringReplay: false } } };
+  return {
+    asks: { answered: { fn: (info, result) => onAnswered?.(info.workflowId, result), callDuringReplay: false } },
+  };
 }
 
 export interface AskWorker {
@@ -40,7 +42,9 @@ export async function startAskWorker(o: AskWorkerOptions): Promise<AskWorker> {
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: askTaskQueue(o.taskQueue),
-    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows/ask') }),
+    ...(o.workflowBundle
+      ? { workflowBundle: o.workflowBundle }
+      : { workflowsPath: require.resolve('../workflows/ask') }),
     activities: createAskActivities(o.deps),
     sinks: askSinks(o.onAnswered),
     maxConcurrentActivityTaskExecutions: o.maxActivities,

@@ -28,8 +28,14 @@ export function createActivityDeps(config: ServicesConfig, env: NodeJS.ProcessEn
     english: englishEncoder && withVectorCache(englishEncoder, { maxEntries: ENGLISH_VECTORS_CACHED }),
     chat: createChatGateway(config.chat),
     useCases: new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR),
-    cpu: createCpuPool({ threads: positiveEnv(env, 'WORKER_CPU_THREADS', 2), budgetMs: positiveEnv(env, 'WORKER_CPU_BUDGET_MS', 30_000) }),
+    cpu: createCpuPool({
+      threads: positiveEnv(env, 'WORKER_CPU_THREADS', 2),
+      budgetMs: positiveEnv(env, 'WORKER_CPU_BUDGET_MS', 30_000),
+    }),
     // One thread: trainings of several tenants take turns, heartbeating while they wait.
-    tagCpu: createCpuPool({ threads: 1, budgetMs: positiveEnv(env, 'WORKER_TAG_TRAINING_BUDGET_MS', TAG_TRAINING_BUDGET_MS) }),
+    tagCpu: createCpuPool({
+      threads: 1,
+      budgetMs: positiveEnv(env, 'WORKER_TAG_TRAINING_BUDGET_MS', TAG_TRAINING_BUDGET_MS),
+    }),
   };
 }

@@ -5,9 +5,18 @@
 import { DefaultLogger, LogLevel } from '@temporalio/worker';
 import pino from 'pino';
 
-export const logger = pino({ level: (process.env.LOG_LEVEL ?? 'info').toLowerCase(), base: { service: 'support-ai-worker' } });
+export const logger = pino({
+  level: (process.env.LOG_LEVEL ?? 'info').toLowerCase(),
+  base: { service: 'support-ai-worker' },
+});
 
-const LEVELS: Record<LogLevel, pino.Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+const LEVELS: Record<LogLevel, pino.Level> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
 
 /** A Temporal runtime logger at `level` that writes through pino (`into`: the worker's log, or the API's). */
 export function temporalLogger(level: LogLevel, into: pino.Logger = logger): DefaultLogger {

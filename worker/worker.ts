@@ -36,7 +36,9 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
   const activities = createActivities(deps);
   const taskQueue = o.taskQueue ?? o.config.temporal.taskQueue;
   // Bundled once for the two queues that run workflows.
-  const workflowBundle = o.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger }));
+  const workflowBundle =
+    o.workflowBundle ??
+    (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger }));
   const main = await Worker.create({
     connection: o.connection,
     namespace: o.config.temporal.namespace,

@@ -12,7 +12,14 @@
  * feedback on it and the session's next question find it at once. An ask's history is about ten
  * events; namespace retention removes it with the execution.
  */
-import { proxyActivities, proxyLocalActivities, proxySinks, type ActivityOptions, type LocalActivityOptions, type Sinks } from '@temporalio/workflow';
+import {
+  proxyActivities,
+  proxyLocalActivities,
+  proxySinks,
+  type ActivityOptions,
+  type LocalActivityOptions,
+  type Sinks,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { AskAnswer, AskQuestion, AskTimings, Engine } from '../domain/ask/answer';
 import { NON_RETRYABLE } from './proxies';
@@ -66,7 +73,13 @@ function modelCall(input: AskWorkflowInput) {
   const options: ActivityOptions = {
     startToCloseTimeout: input.modelTimeoutMs + 5000,
     scheduleToCloseTimeout: Math.max(1000, input.deadline - Date.now()),
-    retry: { initialInterval: '2s', backoffCoefficient: 3, maximumInterval: '1 minute', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+    retry: {
+      initialInterval: '2s',
+      backoffCoefficient: 3,
+      maximumInterval: '1 minute',
+      maximumAttempts: 3,
+      nonRetryableErrorTypes: NON_RETRYABLE,
+    },
   };
   return proxyActivities<Activities>(options);
 }
@@ -76,16 +89,33 @@ export async function askWorkflow(input: AskWorkflowInput): Promise<AskWorkflowR
   const model = engine === 'openai';
   const history = q.followUp ? await steps.readSessionTurns({ tenant: q.tenant, chatId: q.chatId }) : undefined;
   const turns = history?.value ?? [];
-  const standalone = model && turns.length > 0 ? await modelCall(input).rewriteFollowUp({ question: q.question, history: turns }) : undefined;
+  const standalone =
+    model && turns.length > 0
+      ? await modelCall(input).rewriteFollowUp({ question: q.question, history: turns })
+      : undefined;
   const found = await steps.retrieveSources({ ...q, history: turns, standalone, engine });
   const { sources, language } = found.value;
   const composed = model
     ? await modelCall(input).composeModelAnswer({ question: q.question, history: turns, sources, language })
     : await steps.composeLocalAnswer({ standalone: found.value.standalone, sources, language });
   const { intentTag } = found.value;
-  const result: AskAnswer = { answerId: q.answerId, chatId: q.chatId, standalone: found.value.standalone, language, engine, intentTag, answer: composed.value };
+  const result: AskAnswer = {
+    answerId: q.answerId,
+    chatId: q.chatId,
+    standalone: found.value.standalone,
+    language,
+    engine,
+    intentTag,
+    answer: composed.value,
+  };
   const stored = await steps.storeAnswer({ question: q, answer: result });
-  const timings: AskTimings = { ...found.value.timings, history: history?.ms, retrieve: found.ms, [model ? 'model' : 'compose']: composed.ms, store: stored.ms };
+  const timings: AskTimings = {
+    ...found.value.timings,
+    history: history?.ms,
+    retrieve: found.ms,
+    [model ? 'model' : 'compose']: composed.ms,
+    store: stored.ms,
+  };
   asks.answered({ ...result, timings });
   return { ...result, timings };
 }

@@ -67,18 +67,45 @@ export async function evalBatchWorkflow(input: EvalBatchInput): Promise<EvalBatc
   setHandler(evalBatchProgressQuery, () => totals);
   let remaining = input.remaining;
   if (!remaining) {
-    const plan = await batch.planEvalImport({ path: input.path, chunkLines: input.chunkLines ?? EVAL_BATCH.chunkLines });
+    const plan = await batch.planEvalImport({
+      path: input.path,
+      chunkLines: input.chunkLines ?? EVAL_BATCH.chunkLines,
+    });
     remaining = plan.chunks;
-    totals = { lines: plan.lines, chunks: plan.chunks.length, chunksDone: 0, linesDone: 0, graded: 0, alreadyGraded: 0, duplicates: 0, invalid: 0, failed: 0, problems: [] };
+    totals = {
+      lines: plan.lines,
+      chunks: plan.chunks.length,
+      chunksDone: 0,
+      linesDone: 0,
+      graded: 0,
+      alreadyGraded: 0,
+      duplicates: 0,
+      invalid: 0,
+      failed: 0,
+      problems: [],
+    };
   }
   const t = totals!;
   const queue = [...remaining];
   const thisRun = queue.splice(0, EVAL_BATCH.chunksPerRun);
   const lane = async () => {
     for (let chunk = thisRun.shift(); chunk; chunk = thisRun.shift()) {
-      const outcome = await batch.gradeImportChunk({ tenant: input.tenant, runId: input.runId, path: input.path, chunk, useCase: input.useCase, importedAt: input.importedAt });
+      const outcome = await batch.gradeImportChunk({
+        tenant: input.tenant,
+        runId: input.runId,
+        path: input.path,
+        chunk,
+        useCase: input.useCase,
+        importedAt: input.importedAt,
+      });
       add(t, chunk, outcome);
-      upsertMemo({ progress: `${t.linesDone}/${t.lines} lines`, graded: t.graded, alreadyGraded: t.alreadyGraded, invalid: t.invalid, failed: t.failed });
+      upsertMemo({
+        progress: `${t.linesDone}/${t.lines} lines`,
+        graded: t.graded,
+        alreadyGraded: t.alreadyGraded,
+        invalid: t.invalid,
+        failed: t.failed,
+      });
     }
   };
   await Promise.all(Array.from({ length: input.concurrency ?? EVAL_BATCH.concurrency }, lane));

@@ -9,7 +9,13 @@ import { gradingTaskQueue, ingestionTaskQueue } from './constants';
 export const NON_RETRYABLE = ['InvalidInput', 'NotFound', 'InputTooCostly'];
 
 /** Retries for about an hour (70 attempts, at most a minute apart): for writes that must outlive a store's outage. */
-const RETRY_FOR_AN_HOUR: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 70, nonRetryableErrorTypes: NON_RETRYABLE };
+const RETRY_FOR_AN_HOUR: RetryPolicy = {
+  initialInterval: '1s',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 70,
+  nonRetryableErrorTypes: NON_RETRYABLE,
+};
 
 /**
  * Writes to Weaviate with embeddings: minutes of work per batch, heartbeating per group. They run
@@ -39,7 +45,13 @@ export const tagTraining = proxyActivities<Activities>({
   },
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 /**
@@ -59,7 +71,13 @@ export const sessionStore = proxyActivities<Activities>({
 export const batch = proxyActivities<Activities>({
   startToCloseTimeout: '60 minutes',
   heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });
 
 /**
@@ -75,5 +93,11 @@ export const grading = proxyActivities<Activities>({
   },
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout: '10s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '10s',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 });

@@ -108,8 +108,19 @@ export async function tagTrainerWorkflow(input: TagTrainerInput): Promise<void> 
     // The activity gave up after its retries: record it, and train again on the next change.
     last = { startedAt, endedAt: Date.now(), error: failureReason(err) };
   }
-  upsertMemo({ lastTrainingEndedAt: new Date(last.endedAt).toISOString(), lastCases: last.run?.cases ?? null, lastTags: last.run?.tags ?? null, lastError: last.error ?? null });
-  await continueAsNew<typeof tagTrainerWorkflow>({ tenant: input.tenant, timing: input.timing, pending, requested, last });
+  upsertMemo({
+    lastTrainingEndedAt: new Date(last.endedAt).toISOString(),
+    lastCases: last.run?.cases ?? null,
+    lastTags: last.run?.tags ?? null,
+    lastError: last.error ?? null,
+  });
+  await continueAsNew<typeof tagTrainerWorkflow>({
+    tenant: input.tenant,
+    timing: input.timing,
+    pending,
+    requested,
+    last,
+  });
 }
 
 /**
@@ -126,7 +137,13 @@ function failureReason(err: unknown): string {
 /** One training run of a tenant's tag model. */
 export async function tagTrainingWorkflow(input: { tenant: string }): Promise<TagTrainingRun> {
   const run = await tagTraining.trainTags(input);
-  upsertMemo({ cases: run.cases, tags: run.tags, spamCases: run.spamCases, rareTags: run.rareTags, holdoutAccuracy: run.holdoutAccuracy });
+  upsertMemo({
+    cases: run.cases,
+    tags: run.tags,
+    spamCases: run.spamCases,
+    rareTags: run.rareTags,
+    holdoutAccuracy: run.holdoutAccuracy,
+  });
   return run;
 }
 
@@ -157,4 +174,3 @@ export async function notifyTagTrainer(input: { tenant: string; timing?: Partial
     await getExternalWorkflowHandle(id).signal(tagCasesChangedSignal);
   }
 }
-

@@ -32,7 +32,11 @@ export function failFastVerifier(store: KeyVerifier, health: DependencyHealth): 
 export function cachedVerifier(store: KeyVerifier, ttlMs = 10_000): KeyVerifier {
   const keys = new Map<string, { at: number; value: Promise<ApiKeyRecord | undefined> }>();
   const businesses = new Map<string, { at: number; value: Promise<string | undefined> }>();
-  function cached<T>(map: Map<string, { at: number; value: Promise<T> }>, k: string, load: () => Promise<T>): Promise<T> {
+  function cached<T>(
+    map: Map<string, { at: number; value: Promise<T> }>,
+    k: string,
+    load: () => Promise<T>,
+  ): Promise<T> {
     const hit = map.get(k);
     if (hit && Date.now() - hit.at < ttlMs) return hit.value;
     if (map.size > 10_000) map.clear();
@@ -57,7 +61,10 @@ function keyStoreFailure(err: unknown): never {
 async function withinDeadline<T>(lookup: Promise<T>, deadline: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(requestTimeout('the API key could not be checked before the request deadline')), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(
+      () => reject(requestTimeout('the API key could not be checked before the request deadline')),
+      Math.max(0, deadline - Date.now()),
+    );
   });
   try {
     return await Promise.race([lookup, late]);

@@ -20,7 +20,8 @@ export function jsonBody(): Middleware {
         return next();
       });
     } catch (err) {
-      const undecodable = !parsed && (err as { status?: unknown }).status === undefined && ctx.get('Content-Encoding') !== '';
+      const undecodable =
+        !parsed && (err as { status?: unknown }).status === undefined && ctx.get('Content-Encoding') !== '';
       if (undecodable) throw badRequest('request body could not be decoded with its Content-Encoding');
       throw err;
     }

@@ -22,7 +22,8 @@ export function deadline(defaultMs: number): Middleware {
     const at = Date.now() + ms;
     ctx.state.deadline = at;
     await next();
-    if (ctx.status < 300 && deadlinePassed(at)) throw requestTimeout('the request deadline passed before the answer was ready');
+    if (ctx.status < 300 && deadlinePassed(at))
+      throw requestTimeout('the request deadline passed before the answer was ready');
   };
 }
 
@@ -37,4 +38,5 @@ function requestedMs(ctx: Context, defaultMs: number): number | undefined {
  * The deadline (epoch ms) of a request before the deadline middleware has run, for the steps that
  * come first (the key look-up): an invalid header counts as absent here, and gets its 400 later.
  */
-export const earlyDeadline = (ctx: Context, defaultMs: number): number => Date.now() + (requestedMs(ctx, defaultMs) ?? defaultMs);
+export const earlyDeadline = (ctx: Context, defaultMs: number): number =>
+  Date.now() + (requestedMs(ctx, defaultMs) ?? defaultMs);

@@ -20,7 +20,8 @@ function fromHttpError(err: any): ApiError | undefined {
   const status = Number(err?.status ?? err?.statusCode);
   if (!(status in STATUS_NAMES) || status >= 500) return undefined;
   if (status === 413) return new ApiError(413, 'request body exceeds the limit of 10 MB');
-  if (status === 415) return new ApiError(415, 'unsupported Content-Encoding or charset; use gzip, deflate, br or identity, and UTF-8');
+  if (status === 415)
+    return new ApiError(415, 'unsupported Content-Encoding or charset; use gzip, deflate, br or identity, and UTF-8');
   // The JSON body parser marks its syntax errors with the raw body.
   if (status === 400 && err?.body !== undefined) return new ApiError(400, bodyParserMessage(err));
   return new ApiError(status as ErrorStatus, err.expose ? err.message : STATUS_NAMES[status as ErrorStatus]);
@@ -36,7 +37,8 @@ export function errorHandler(): Middleware {
   return async function errorHandlerMiddleware(ctx, next) {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined)
+        throw new ApiError(404, `no route for ${ctx.method} ${ctx.path}`);
     } catch (err) {
       const known = err instanceof ApiError ? err : fromHttpError(err);
       const apiError = known ?? new ApiError(500, 'internal error');
@@ -46,7 +48,9 @@ export function errorHandler(): Middleware {
       ctx.set(apiError.headers);
       // Every 503 is worth retrying later: say when, whichever step found the dependency down.
       if (apiError.code === 503 && !apiError.headers['Retry-After']) ctx.set('Retry-After', String(RETRY_AFTER_503_S));
-      ctx.body = apiError.expose ? apiError.toBody() : errorBody(500, `internal error (request id ${ctx.state.requestId})`);
+      ctx.body = apiError.expose
+        ? apiError.toBody()
+        : errorBody(500, `internal error (request id ${ctx.state.requestId})`);
     }
   };
 }

@@ -83,7 +83,13 @@ export class FairQueue {
       };
       const queue = this.waiting.get(tenant) ?? [];
       if (queue.length >= this.o.maxQueuedPerTenant) {
-        reject(new ApiError(429, `too many requests of this tenant are waiting for their turn (${queue.length}); retry after 1 s`, { 'Retry-After': '1' }));
+        reject(
+          new ApiError(
+            429,
+            `too many requests of this tenant are waiting for their turn (${queue.length}); retry after 1 s`,
+            { 'Retry-After': '1' },
+          ),
+        );
         return;
       }
       queue.push(waiter);
@@ -91,9 +97,13 @@ export class FairQueue {
       this.lastSeen.set(tenant, this.now());
       this.dispatch();
       if (this.isWaiting(tenant, waiter)) {
-        timer = setTimeout(() => {
-          if (this.remove(tenant, waiter)) reject(requestTimeout('the request waited for its turn until its deadline passed'));
-        }, Math.max(0, deadline - Date.now()));
+        timer = setTimeout(
+          () => {
+            if (this.remove(tenant, waiter))
+              reject(requestTimeout('the request waited for its turn until its deadline passed'));
+          },
+          Math.max(0, deadline - Date.now()),
+        );
       }
     });
   }
@@ -114,7 +124,8 @@ export class FairQueue {
   /** Tenants searching now: running or waiting, or seen within the active window. */
   private activeTenants(): Set<string> {
     const since = this.now() - (this.o.activeWindowMs ?? 2000);
-    for (const [t, at] of this.lastSeen) if (at < since && !this.running.has(t) && !this.waiting.has(t)) this.lastSeen.delete(t);
+    for (const [t, at] of this.lastSeen)
+      if (at < since && !this.running.has(t) && !this.waiting.has(t)) this.lastSeen.delete(t);
     return new Set([...this.lastSeen.keys(), ...this.running.keys(), ...this.waiting.keys()]);
   }
 

@@ -25,7 +25,8 @@ export function authFailureLimit(o: { max: number; counter: SharedWindowCounter 
     if (!/^Bearer\s/i.test(ctx.get('Authorization'))) return next();
     const subject = `ip:${ctx.ip}`;
     const { total, retryAfterSeconds } = await o.counter.peek(subject);
-    if (total >= o.max) throw tooManyRequests(retryAfterSeconds, 'too many requests with invalid API keys from this address');
+    if (total >= o.max)
+      throw tooManyRequests(retryAfterSeconds, 'too many requests with invalid API keys from this address');
     try {
       await next();
     } catch (err) {

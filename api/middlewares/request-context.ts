@@ -23,7 +23,17 @@ export function requestContext(logger: Logger): Middleware {
       await next();
     } finally {
       const { auth, errorMessage } = ctx.state;
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started, tenant: auth?.tenant, error: errorMessage }, 'request');
+      ctx.state.log.info(
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Date.now() - started,
+          tenant: auth?.tenant,
+          error: errorMessage,
+        },
+        'request',
+      );
     }
   };
 }

@@ -56,12 +56,16 @@ export function validate(operation: Operation): Middleware<ValidatedState> {
       body = (ctx.request as { body?: unknown }).body;
       if (!isObject(body)) throw badRequest('request body must be a JSON object');
       const illFormed = firstIllFormedText(body);
-      if (illFormed !== undefined) throw badRequest(`${illFormed || 'request body'} is not valid Unicode text (it holds a lone UTF-16 surrogate such as \\ud800)`);
+      if (illFormed !== undefined)
+        throw badRequest(
+          `${illFormed || 'request body'} is not valid Unicode text (it holds a lone UTF-16 surrogate such as \\ud800)`,
+        );
       if (!validateBody(body)) {
         const message = firstErrorMessage(validateBody, '');
         // An upload's item array is the only array one level down in an envelope.
         const [first] = validateBody.errors ?? [];
-        const tooManyItems = operation.bodyEnvelope && first?.keyword === 'maxItems' && first.instancePath.lastIndexOf('/') === 0;
+        const tooManyItems =
+          operation.bodyEnvelope && first?.keyword === 'maxItems' && first.instancePath.lastIndexOf('/') === 0;
         throw tooManyItems ? payloadTooLarge(message) : badRequest(message);
       }
     }

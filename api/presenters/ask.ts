@@ -23,21 +23,56 @@ export function escapeMarkdown(text: string): string {
     .replace(new RegExp(`^(${INDENT}\\d+)([.)])`, 'gm'), '$1\\$2');
 }
 
-const SOURCE_NAMES = { 'ai-answer-with-kb-links': 'articles', 'ai-answer-from-tickets': 'cases', 'ai-answer-from-incidents': 'incidents', 'no-answer': 'none' } as const;
+const SOURCE_NAMES = {
+  'ai-answer-with-kb-links': 'articles',
+  'ai-answer-from-tickets': 'cases',
+  'ai-answer-from-incidents': 'incidents',
+  'no-answer': 'none',
+} as const;
 
 const isWebUrl = (url: string) => /^https?:\/\//i.test(url);
 
-export function presentAnswer(o: { id: string; answer: ComposedAnswer; language: string; intentTag?: string | null }): AskResponse {
+export function presentAnswer(o: {
+  id: string;
+  answer: ComposedAnswer;
+  language: string;
+  intentTag?: string | null;
+}): AskResponse {
   const p = phrases(o.language);
   const links = o.answer.used.filter((s) => isWebUrl(s.url)).map((s) => ({ text: s.title, url: s.url }));
   const uniqueLinks = links.filter((l, i) => links.findIndex((m) => m.url === l.url) === i);
   if (o.answer.responseType === 'no-answer') {
-    return { id: o.id, responseType: 'no-answer', source: 'none', plaintext: p.noAnswer, mdText: escapeMarkdown(p.noAnswer), htmltext: markdown.render(escapeMarkdown(p.noAnswer)), intentTag: o.intentTag ?? null, linksTitle: p.linksTitle, links: [], urls: [] };
+    return {
+      id: o.id,
+      responseType: 'no-answer',
+      source: 'none',
+      plaintext: p.noAnswer,
+      mdText: escapeMarkdown(p.noAnswer),
+      htmltext: markdown.render(escapeMarkdown(p.noAnswer)),
+      intentTag: o.intentTag ?? null,
+      linksTitle: p.linksTitle,
+      links: [],
+      urls: [],
+    };
   }
   const plaintext = plainAnswer(o.answer);
   const md = [
-    ...o.answer.parts.map((part) => [part.lead && `**${escapeMarkdown(part.lead)}**`, part.text && escapeMarkdown(part.text).replace(/\\\[(\d+(?:\s*,\s*\d+)*)\\\]/g, '[$1]')].filter(Boolean).join(' ')),
-    ...(uniqueLinks.length ? [`**${escapeMarkdown(p.linksTitle)}**`, uniqueLinks.map((l, i) => `${i + 1}. [${escapeMarkdown(l.text)}](<${l.url.replace(/[<>\s]/g, encodeURIComponent)}>)`).join('\n')] : []),
+    ...o.answer.parts.map((part) =>
+      [
+        part.lead && `**${escapeMarkdown(part.lead)}**`,
+        part.text && escapeMarkdown(part.text).replace(/\\\[(\d+(?:\s*,\s*\d+)*)\\\]/g, '[$1]'),
+      ]
+        .filter(Boolean)
+        .join(' '),
+    ),
+    ...(uniqueLinks.length
+      ? [
+          `**${escapeMarkdown(p.linksTitle)}**`,
+          uniqueLinks
+            .map((l, i) => `${i + 1}. [${escapeMarkdown(l.text)}](<${l.url.replace(/[<>\s]/g, encodeURIComponent)}>)`)
+            .join('\n'),
+        ]
+      : []),
   ].join('\n\n');
   return {
     id: o.id,

@@ -16,4 +16,9 @@ export const presentCaseHit = (h: CaseHit) => ({
   score: Math.round(h.score * 1e6) / 1e6,
 });
 
-export const presentArticleHit = (h: ArticleHit) => ({ id: h.id, title: h.title, url: webLink(h.url) ?? '', snippet: h.snippet });
+export const presentArticleHit = (h: ArticleHit) => ({
+  id: h.id,
+  title: h.title,
+  url: webLink(h.url) ?? '',
+  snippet: h.snippet,
+});

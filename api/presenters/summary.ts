@@ -14,11 +14,14 @@ export type SummaryFormat = SummaryResponse['format'];
 
 /** The draft as markdown: one paragraph per part, its label in bold. */
 export function summaryMarkdown(draft: SummaryDraft): string {
-  return draft.parts.map((p) => [p.label && `**${escapeMarkdown(p.label)}:**`, escapeMarkdown(p.text)].filter(Boolean).join(' ')).join('\n\n');
+  return draft.parts
+    .map((p) => [p.label && `**${escapeMarkdown(p.label)}:**`, escapeMarkdown(p.text)].filter(Boolean).join(' '))
+    .join('\n\n');
 }
 
 /** The draft as plain text (labels followed by a colon), for logs and benchmarks. */
-export const summaryPlaintext = (draft: SummaryDraft) => draft.parts.map((p) => (p.label ? `${p.label}: ${p.text}` : p.text)).join('\n\n');
+export const summaryPlaintext = (draft: SummaryDraft) =>
+  draft.parts.map((p) => (p.label ? `${p.label}: ${p.text}` : p.text)).join('\n\n');
 
 export function presentSummary(draft: SummaryDraft, format: SummaryFormat): SummaryResponse {
   const md = summaryMarkdown(draft);

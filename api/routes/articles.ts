@@ -12,13 +12,25 @@ export const articlesRoutes: RouteModule = (router, deps) => {
   router.post(
     upload.path,
     guard(deps, upload, 'upload'),
-    uploadHandler({ runner: deps.runner, validators: articlesUpload, workflow: upsertArticlesWorkflow, operation: OPERATIONS.upsertArticles, field: 'articles' }),
+    uploadHandler({
+      runner: deps.runner,
+      validators: articlesUpload,
+      workflow: upsertArticlesWorkflow,
+      operation: OPERATIONS.upsertArticles,
+      field: 'articles',
+    }),
   );
 
   const remove = operation('deleteArticles');
   router.delete(
     remove.path,
     guard(deps, remove, 'upload'),
-    uploadHandler({ runner: deps.runner, validators: articlesDelete, workflow: deleteArticlesWorkflow, operation: OPERATIONS.deleteArticles, field: 'articles' }),
+    uploadHandler({
+      runner: deps.runner,
+      validators: articlesDelete,
+      workflow: deleteArticlesWorkflow,
+      operation: OPERATIONS.deleteArticles,
+      field: 'articles',
+    }),
   );
 };

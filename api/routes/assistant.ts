@@ -35,7 +35,10 @@ export function feedbackRating(details: string): number {
  * worker hands it over as the run ends (api/answered-asks.ts), or the server reports the run's
  * result, which is also where its failures (408, 503, 504) come from.
  */
-async function answeredFirst(deps: RouterDeps, start: StartOptions<AskWorkflowInput, AskWorkflowResult> & { deadline: number }): Promise<AskWorkflowResult> {
+async function answeredFirst(
+  deps: RouterDeps,
+  start: StartOptions<AskWorkflowInput, AskWorkflowResult> & { deadline: number },
+): Promise<AskWorkflowResult> {
   const workflowId = WorkflowRunner.workflowId(start);
   const inProcess = deps.answered?.wait(workflowId);
   try {
@@ -95,8 +98,18 @@ export const assistantRoutes: RouteModule = (router, deps) => {
     // What the steps did not take: starting the workflow, its tasks, and the answer coming back.
     const steps = STEPS.reduce((sum, step) => sum + (result.timings[step] ?? 0), 0);
     ctx.set('Chat-Identifier', chatId);
-    ctx.set('Server-Timing', [phaseTimings({ ...result.timings, temporal: Math.max(0, total - steps) }), `ask;dur=${total.toFixed(1)}`].join(', '));
-    ctx.body = presentAnswer({ id: answerId, answer: result.answer, language: result.language, intentTag: result.intentTag });
+    ctx.set(
+      'Server-Timing',
+      [phaseTimings({ ...result.timings, temporal: Math.max(0, total - steps) }), `ask;dur=${total.toFixed(1)}`].join(
+        ', ',
+      ),
+    );
+    ctx.body = presentAnswer({
+      id: answerId,
+      answer: result.answer,
+      language: result.language,
+      intentTag: result.intentTag,
+    });
   });
 
   const feedback = operation('sendFeedback');
@@ -106,13 +119,20 @@ export const assistantRoutes: RouteModule = (router, deps) => {
     readRoute(deps, {
       name: 'sendFeedback',
       operation: OPERATIONS.feedback,
-      prepare: ({ body, tenant }: ReadRequest<FeedbackRequest>) => ({ tenant, answerId: body.id, details: body.feedbackDetails }),
+      prepare: ({ body, tenant }: ReadRequest<FeedbackRequest>) => ({
+        tenant,
+        answerId: body.id,
+        details: body.feedbackDetails,
+      }),
       read: async (d, { tenant, answerId, details }) => {
         // The ask stored its answer before it answered: no waiting for it.
         const answer = await findAnswer(d, { tenant, answerId });
         // 404 is not among the spec's statuses for feedback (docs/api.md).
         if (!answer) throw badRequest(`/id names no answer of this tenant: ${JSON.stringify(answerId)} `);
-        await storeFeedback(d, { tenant, feedback: { answerId, details, rating: feedbackRating(details), createdAt: Date.now() } });
+        await storeFeedback(d, {
+          tenant,
+          feedback: { answerId, details, rating: feedbackRating(details), createdAt: Date.now() },
+        });
       },
       respond: () => ({ result: 'success' }),
     }),

@@ -18,7 +18,10 @@ import type { RouteModule, RouterDeps } from './types';
 export const DEFAULT_USE_CASE = 'default';
 
 /** The rules a request is graded against, and the use case they came from. */
-function resolveRules(deps: RouterDeps, o: { tenant: string; body: EvaluateRequest; log?: Logger }): { rules: Rule[]; useCase?: string } {
+function resolveRules(
+  deps: RouterDeps,
+  o: { tenant: string; body: EvaluateRequest; log?: Logger },
+): { rules: Rule[]; useCase?: string } {
   if (o.body.rules) return { rules: o.body.rules };
   const name = o.body.use_case ?? DEFAULT_USE_CASE;
   let useCase;
@@ -28,7 +31,10 @@ function resolveRules(deps: RouterDeps, o: { tenant: string; body: EvaluateReque
     if (!(err instanceof UseCaseError)) throw err;
     // The operator's file is broken: not the client's fault, and its text is for the operator.
     o.log?.error({ err: err.message }, 'invalid use-case file');
-    throw new ApiError(503, `use case ${JSON.stringify(name)} is unavailable: its file is invalid (the API log says where)`);
+    throw new ApiError(
+      503,
+      `use case ${JSON.stringify(name)} is unavailable: its file is invalid (the API log says where)`,
+    );
   }
   if (!useCase) throw badRequest(`/use_case names no use case: ${JSON.stringify(name)}`);
   return { rules: useCase.rules, useCase: name };
@@ -43,7 +49,10 @@ export const autoevalRoutes: RouteModule = (router, deps) => {
     const input = { tenant, useCase, messages: body.messages, output: body.output, rules };
     // The input travels in the workflow's history: it must fit a Temporal payload.
     const bytes = Buffer.byteLength(JSON.stringify(input));
-    if (bytes > MAX_ITEM_BYTES) throw payloadTooLarge(`the messages, output and rules are ${bytes} bytes as JSON; evaluate takes at most ${MAX_ITEM_BYTES}`);
+    if (bytes > MAX_ITEM_BYTES)
+      throw payloadTooLarge(
+        `the messages, output and rules are ${bytes} bytes as JSON; evaluate takes at most ${MAX_ITEM_BYTES}`,
+      );
     ctx.body = await deps.runner.execute({
       workflow: evaluateWorkflow,
       operation: OPERATIONS.evaluate,

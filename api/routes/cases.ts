@@ -12,6 +12,13 @@ export const casesRoutes: RouteModule = (router, deps) => {
   router.post(
     upload.path,
     guard(deps, upload, 'upload'),
-    uploadHandler({ runner: deps.runner, validators: casesUpload, workflow: upsertCasesWorkflow, operation: OPERATIONS.upsertCases, field: 'cases', extra: deps.tagTraining ? { tagTraining: deps.tagTraining } : undefined }),
+    uploadHandler({
+      runner: deps.runner,
+      validators: casesUpload,
+      workflow: upsertCasesWorkflow,
+      operation: OPERATIONS.upsertCases,
+      field: 'cases',
+      extra: deps.tagTraining ? { tagTraining: deps.tagTraining } : undefined,
+    }),
   );
 };

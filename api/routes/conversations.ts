@@ -34,20 +34,39 @@ export const conversationsRoutes: RouteModule = (router, deps) => {
       operation: OPERATIONS.summary,
       usesModel: true,
       prepare: ({ body, headers, tenant }: ReadRequest<SummaryRequest>) => {
-        const own: ConversationText = { subject: body.subject, description: body.description, comments: body.comments?.map((c) => c.comment) };
+        const own: ConversationText = {
+          subject: body.subject,
+          description: body.description,
+          comments: body.comments?.map((c) => c.comment),
+        };
         if (!hasText(own) && !body.conversationId) throw badRequest(NO_TEXT);
-        return { tenant, own, conversationId: body.conversationId, header: headers['X-Language-Iso-Code'], format: body.format ?? 'markdown' };
+        return {
+          tenant,
+          own,
+          conversationId: body.conversationId,
+          header: headers['X-Language-Iso-Code'],
+          format: body.format ?? 'markdown',
+        };
       },
       read: async (d, { tenant, own, conversationId, header }) => {
         let conversation = own;
         if (!hasText(own)) {
           const stored = await caseConversation(d, { tenant, caseId: conversationId! });
           // 404 is not among the spec's statuses for summary (docs/api.md).
-          if (!stored) throw badRequest(`/conversationId names no uploaded case of this tenant: ${JSON.stringify(conversationId)}; send the conversation's text instead (${NO_TEXT})`);
-          if (!hasText(stored)) throw badRequest(`/conversationId names a case with no public text to summarize: ${JSON.stringify(conversationId)}; ${NO_TEXT}`);
+          if (!stored)
+            throw badRequest(
+              `/conversationId names no uploaded case of this tenant: ${JSON.stringify(conversationId)}; send the conversation's text instead (${NO_TEXT})`,
+            );
+          if (!hasText(stored))
+            throw badRequest(
+              `/conversationId names a case with no public text to summarize: ${JSON.stringify(conversationId)}; ${NO_TEXT}`,
+            );
           conversation = stored;
         }
-        return summarize({ chat: deps.chat, signal: d.signal, timings: d.timings }, { conversation, language: summaryLanguage(header, conversation) });
+        return summarize(
+          { chat: deps.chat, signal: d.signal, timings: d.timings },
+          { conversation, language: summaryLanguage(header, conversation) },
+        );
       },
       respond: (result, { format }) => presentSummary(result.draft, format),
     }),

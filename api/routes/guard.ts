@@ -49,7 +49,9 @@ const NEEDS: Record<string, readonly DependencyName[]> = {
 
 export function guard(deps: GuardDeps, op: Operation, deadlineKind: DeadlineKind, ...extra: Middleware[]): Middleware {
   return compose([
-    ...(deps.health ? [dependenciesUp(deps.health, NEEDS[op.operationId] ?? ['temporal', 'weaviate', 'embeddings'])] : []),
+    ...(deps.health
+      ? [dependenciesUp(deps.health, NEEDS[op.operationId] ?? ['temporal', 'weaviate', 'embeddings'])]
+      : []),
     authenticate(deps.verifier, (ctx) => earlyDeadline(ctx, deps.limits.deadlines[deadlineKind])),
     requireScope(op.scope),
     deps.rateLimiter,

@@ -16,7 +16,8 @@ export const incidentsRoutes: RouteModule = (router, deps) => {
     const { tenant } = ctx.state.auth as AuthState;
     const json = JSON.stringify(record);
     const bytes = Buffer.byteLength(json);
-    if (bytes > MAX_ITEM_BYTES) throw payloadTooLarge(`the incident is ${bytes} bytes as JSON; at most ${MAX_ITEM_BYTES} are accepted`);
+    if (bytes > MAX_ITEM_BYTES)
+      throw payloadTooLarge(`the incident is ${bytes} bytes as JSON; at most ${MAX_ITEM_BYTES} are accepted`);
     const { id } = await deps.runner.execute({
       workflow: upsertIncidentWorkflow,
       operation: OPERATIONS.upsertIncident,

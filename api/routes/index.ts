@@ -39,6 +39,17 @@ export function createRouter(deps: RouteDeps): Router {
     searchAdmission: fairAdmission(new FairQueue(deps.limits.searchAdmission)),
     askAdmission: fairAdmission(new FairQueue(deps.limits.askAdmission)),
   };
-  for (const mount of [articlesRoutes, casesRoutes, incidentsRoutes, searchRoutes, assistantRoutes, conversationsRoutes, sentimentRoutes, tagRoutes, autoevalRoutes]) mount(router, routeDeps);
+  for (const mount of [
+    articlesRoutes,
+    casesRoutes,
+    incidentsRoutes,
+    searchRoutes,
+    assistantRoutes,
+    conversationsRoutes,
+    sentimentRoutes,
+    tagRoutes,
+    autoevalRoutes,
+  ])
+    mount(router, routeDeps);
   return router;
 }

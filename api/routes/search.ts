@@ -14,17 +14,23 @@ import type { RouteModule } from './types';
 export function caseSearchWindow(
   body: Pick<SearchCasesRequest, 'query' | 'conversationId' | 'offset' | 'limit'> & { numResults?: number },
 ): { offset: number; limit: number } {
-  if (!body.query?.trim() && !body.conversationId) throw badRequest('at least one of /query or /conversationId is required');
+  if (!body.query?.trim() && !body.conversationId)
+    throw badRequest('at least one of /query or /conversationId is required');
   const paginated = body.offset !== undefined || body.limit !== undefined;
   if (!paginated) return { offset: 0, limit: body.numResults ?? 4 };
   const offset = body.offset ?? 0;
   const limit = body.limit ?? 25;
-  if (offset + limit > CASE_SEARCH_WINDOW) throw badRequest(`/offset + /limit must not exceed ${CASE_SEARCH_WINDOW} (got ${offset + limit})`);
+  if (offset + limit > CASE_SEARCH_WINDOW)
+    throw badRequest(`/offset + /limit must not exceed ${CASE_SEARCH_WINDOW} (got ${offset + limit})`);
   return { offset, limit };
 }
 
 /** "a, b ,c" → ["a", "b", "c"]; several products are searched one by one and merged. */
-export const productList = (productId?: string) => (productId ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+export const productList = (productId?: string) =>
+  (productId ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
 
 export const searchRoutes: RouteModule = (router, deps) => {
   const cases = operation('searchCases');
@@ -56,7 +62,12 @@ export const searchRoutes: RouteModule = (router, deps) => {
     readRoute(deps, {
       name: 'searchArticles',
       operation: OPERATIONS.searchArticles,
-      prepare: ({ query, tenant }: ReadRequest<undefined, SearchArticlesQuery>) => ({ tenant, text: query.text, offset: query.offset ?? 0, limit: query.limit ?? 25 }),
+      prepare: ({ query, tenant }: ReadRequest<undefined, SearchArticlesQuery>) => ({
+        tenant,
+        text: query.text,
+        offset: query.offset ?? 0,
+        limit: query.limit ?? 25,
+      }),
       read: (d, input) => retrieve.searchArticles(d, input),
       respond: (hits) => ({ articles: hits.map(presentArticleHit) }),
     }),

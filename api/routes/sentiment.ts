@@ -28,7 +28,11 @@ export const sentimentRoutes: RouteModule = (router, deps) => {
       name: 'scoreSentiment',
       operation: OPERATIONS.sentiment,
       usesModel: true,
-      prepare: ({ body, headers, tenant }: ReadRequest<SentimentRequest>) => ({ tenant, message: body.message, language: messageLanguage(headers['X-Language-Iso-Code'], body.message) }),
+      prepare: ({ body, headers, tenant }: ReadRequest<SentimentRequest>) => ({
+        tenant,
+        message: body.message,
+        language: messageLanguage(headers['X-Language-Iso-Code'], body.message),
+      }),
       read: (d, { tenant, ...input }) => analyzeSentiment({ ...d, chat: deps.chat, tenant }, input),
       respond: (result): SentimentResponse => ({ sentiment: result.sentiment, label: result.label }),
     }),

@@ -24,7 +24,11 @@ export const tagRoutes: RouteModule = (router, deps) => {
       name: 'tagMessage',
       operation: OPERATIONS.tag,
       usesModel: true,
-      prepare: ({ body, headers, tenant }: ReadRequest<TagRequest>) => ({ tenant, message: body.message, language: messageLanguage(headers['X-Language-Iso-Code'], body.message) }),
+      prepare: ({ body, headers, tenant }: ReadRequest<TagRequest>) => ({
+        tenant,
+        message: body.message,
+        language: messageLanguage(headers['X-Language-Iso-Code'], body.message),
+      }),
       read: (d, { tenant, ...input }) => tagConversation({ ...d, chat: deps.chat, tenant }, input),
       respond: (result): TagResponse => ({ tags: result.tags }),
     }),

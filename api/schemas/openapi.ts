@@ -84,7 +84,9 @@ function referencedIds(schemas: readonly unknown[]): Set<string> {
 }
 
 /** Named schemas that describe responses (and keep `additionalProperties: false`). */
-const responseIds = referencedIds([ErrorBodySchema, ...operations.map((op) => op.success.schema)].map((schema) => ({ $ref: schema.$id })));
+const responseIds = referencedIds(
+  [ErrorBodySchema, ...operations.map((op) => op.success.schema)].map((schema) => ({ $ref: schema.$id })),
+);
 const isRequestSchema = (schema: AnySchemaObject) => !responseIds.has(schema.$id as string);
 
 /** A `$ref` to a named schema, or the schema itself in OpenAPI form. */
@@ -94,7 +96,9 @@ const schemaRef = (schema: AnySchemaObject, request: boolean): unknown =>
 /** The schema of a parameter, without the description (the parameter carries it). */
 const bareSchema = ({ description: _description, ...schema }: AnySchemaObject) => toOpenApi(schema, true);
 
-const jsonContent = (schema: AnySchemaObject, request = false) => ({ 'application/json': { schema: schemaRef(schema, request) } });
+const jsonContent = (schema: AnySchemaObject, request = false) => ({
+  'application/json': { schema: schemaRef(schema, request) },
+});
 const jsonResponse = (description: string, schema: AnySchemaObject) => ({ description, content: jsonContent(schema) });
 
 const headerObject = (spec: HeaderSpec) => ({
@@ -140,7 +144,10 @@ const RETRY_AFTER = {
 function errorResponse(op: Operation, status: ErrorStatus): Json {
   const addition = op.specErrors.includes(status) ? '' : 'Addition: ';
   const note = op.errorNotes?.[status];
-  const response = jsonResponse(`${addition}${ERROR_DESCRIPTIONS[status](op)}${note ? ` ${note}` : ''}`, ErrorBodySchema);
+  const response = jsonResponse(
+    `${addition}${ERROR_DESCRIPTIONS[status](op)}${note ? ` ${note}` : ''}`,
+    ErrorBodySchema,
+  );
   return status === 429 ? { ...response, headers: RETRY_AFTER } : response;
 }
 
@@ -206,7 +213,7 @@ const DESCRIPTION = [
     'knowledge articles, support cases and incidents, searches cases and articles, and grades model outputs.',
   '',
   '- **Authentication**: `Authorization: Bearer <API key>`. A key belongs to one tenant and carries scopes; a ' +
-    'valid key without the operation\'s scope gets 403 (an addition on ask, summary, feedback, tag, sentiment, ' +
+    "valid key without the operation's scope gets 403 (an addition on ask, summary, feedback, tag, sentiment, " +
     'evaluate). No data ever crosses tenants.',
   '- **Errors**: every error body is `{error, code, status}` (Addition: on every endpoint). 400 messages name ' +
     'the offending field by JSON pointer. 429 carries `Retry-After`.',
@@ -236,14 +243,17 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
     paths,
     components: {
       schemas: {
-        ...Object.fromEntries(namedSchemas.map((schema) => [schema.$id, toOpenApi(schema, isRequestSchema(schema)) as Json])),
+        ...Object.fromEntries(
+          namedSchemas.map((schema) => [schema.$id, toOpenApi(schema, isRequestSchema(schema)) as Json]),
+        ),
         [JSON_VALUE_ID]: JsonValueSchema,
       },
       securitySchemes: {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'API key issued by the service operator; send it only from a backend, never from browser or mobile code.',
+          description:
+            'API key issued by the service operator; send it only from a backend, never from browser or mobile code.',
         },
       },
     },

@@ -103,7 +103,9 @@ const chatIdentifier = (description: string) => ({
 const CHAT = header('Chat-Identifier', chatIdentifier('When absent, a new session is created.'));
 const BUSINESS = header(
   'X-Business-Id',
-  common.id("Business identifier of the customer; must name a business of the API key's tenant (403 otherwise). Missing: 400."),
+  common.id(
+    "Business identifier of the customer; must name a business of the API key's tenant (403 otherwise). Missing: 400.",
+  ),
   true,
 );
 const TIMEOUT = header('Request-Timeout', {
@@ -162,7 +164,13 @@ export const operations = [
     headers: [LANGUAGE, CHAT, TIMEOUT],
     success: {
       ...ok(ask.AskResponseSchema, 'The answer.'),
-      headers: [header('Chat-Identifier', chatIdentifier('The session of this answer: the one sent, or a new one when the request had none.'), true)],
+      headers: [
+        header(
+          'Chat-Identifier',
+          chatIdentifier('The session of this answer: the one sent, or a new one when the request had none.'),
+          true,
+        ),
+      ],
     },
     ...statuses(CONVERSATION_ERRORS, BODY),
   },
@@ -181,7 +189,9 @@ export const operations = [
     headers: [LANGUAGE, TIMEOUT],
     success: ok(summary.SummaryResponseSchema, 'The summary.'),
     ...statuses(CONVERSATION_ERRORS, BODY),
-    errorNotes: { 400: 'Also when the body has no text and `conversationId` names no uploaded case, or a case with no public text (only private comments, say).' },
+    errorNotes: {
+      400: 'Also when the body has no text and `conversationId` names no uploaded case, or a case with no public text (only private comments, say).',
+    },
   },
   {
     operationId: 'sendFeedback',

@@ -45,7 +45,11 @@ export class ApiClient {
     const headers: Record<string, string> = { Authorization: `Bearer ${key}`, ...this.headers };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     this.stats.requests += 1;
-    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     let parsed: any = text;
     try {
@@ -60,7 +64,12 @@ export class ApiClient {
    * A request retried on 429/503 (and, when `retry408`, on 408) until it gets another answer or
    * `maxWaitMs` has passed. Other answers are returned as they are.
    */
-  async request<T = any>(method: string, path: string, body?: unknown, o: { retry408?: boolean; maxWaitMs?: number } = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    o: { retry408?: boolean; maxWaitMs?: number } = {},
+  ): Promise<ApiResponse<T>> {
     const giveUp = Date.now() + (o.maxWaitMs ?? 15 * 60_000);
     for (let attempt = 0; ; attempt++) {
       const res = await this.raw<T>(method, path, body);
@@ -76,7 +85,10 @@ export class ApiClient {
         waitMs = 1000;
       }
       if (waitMs === undefined) return res;
-      if (Date.now() + waitMs > giveUp) throw new Error(`${method} ${path}: still ${res.status} after ${attempt + 1} attempts: ${JSON.stringify(res.body).slice(0, 300)}`);
+      if (Date.now() + waitMs > giveUp)
+        throw new Error(
+          `${method} ${path}: still ${res.status} after ${attempt + 1} attempts: ${JSON.stringify(res.body).slice(0, 300)}`,
+        );
       await sleep(waitMs);
     }
   }
@@ -84,13 +96,18 @@ export class ApiClient {
   /** An upload that must end in 200; returns its body (`success`, or `partial` with `failed`). */
   async upload<T = any>(path: string, body: unknown): Promise<T> {
     const res = await this.request<T>('POST', path, body, { retry408: true });
-    if (res.status !== 200 && res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
+    if (res.status !== 200 && res.status !== 201)
+      throw new Error(`POST ${path} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 500)}`);
     return res.body;
   }
 }
 
 /** Runs `fn` over `items` with at most `concurrency` calls in flight; results keep the input order. */
-export async function mapPool<T, R>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const workers = Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, async () => {

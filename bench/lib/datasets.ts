@@ -22,7 +22,10 @@ export function readJsonl<T = any>(file: string): T[] {
 /** Fails early, naming the folder argument, when a dataset file is missing. */
 export function datasetFile(root: string, ...parts: string[]): string {
   const file = path.join(root, ...parts);
-  if (!fs.existsSync(file)) throw new Error(`dataset file ${parts.join('/')} not found under the datasets folder ${root} (pass --datasets <dir>)`);
+  if (!fs.existsSync(file))
+    throw new Error(
+      `dataset file ${parts.join('/')} not found under the datasets folder ${root} (pass --datasets <dir>)`,
+    );
   return file;
 }
 
@@ -96,7 +99,9 @@ export interface RelevancyRow {
 
 export function loadSemEvalDev(root: string): { questions: SemEvalQuestion[]; relevancy: RelevancyRow[] } {
   const questions = readJsonl<SemEvalQuestion>(datasetFile(root, 'semeval2016_task3_qq_dev', 'dev_subtaskB.jsonl'));
-  const relevancy = parseRelevancy(fs.readFileSync(datasetFile(root, 'semeval2016_task3_qq_dev', 'dev_subtaskB.relevancy'), 'utf8'));
+  const relevancy = parseRelevancy(
+    fs.readFileSync(datasetFile(root, 'semeval2016_task3_qq_dev', 'dev_subtaskB.relevancy'), 'utf8'),
+  );
   return { questions, relevancy };
 }
 
@@ -107,7 +112,8 @@ export function parseRelevancy(text: string): RelevancyRow[] {
     .filter((line) => line.trim())
     .map((line, i) => {
       const [orgqId, relqId, rank, , label] = line.trim().split('\t');
-      if (label !== 'true' && label !== 'false') throw new Error(`relevancy line ${i + 1}: label "${label}" is not true/false`);
+      if (label !== 'true' && label !== 'false')
+        throw new Error(`relevancy line ${i + 1}: label "${label}" is not true/false`);
       return { orgqId, relqId, irRank: Number(rank), relevant: label === 'true' };
     });
 }
@@ -167,9 +173,11 @@ export interface Banking77Row {
 /** One split of BANKING77 (`train` or `test`): online-banking customer questions and their intent. */
 export function loadBanking77(root: string, split: 'train' | 'test'): Banking77Row[] {
   const [header, ...rows] = parseCsv(fs.readFileSync(datasetFile(root, 'banking77', `${split}.csv`), 'utf8'));
-  if (header?.join() !== 'text,category') throw new Error(`banking77/${split}.csv: unexpected header ${JSON.stringify(header)}`);
+  if (header?.join() !== 'text,category')
+    throw new Error(`banking77/${split}.csv: unexpected header ${JSON.stringify(header)}`);
   return rows.map(([text, category], i) => {
-    if (text === undefined || category === undefined) throw new Error(`banking77/${split}.csv row ${i + 2}: expected 2 fields`);
+    if (text === undefined || category === undefined)
+      throw new Error(`banking77/${split}.csv row ${i + 2}: expected 2 fields`);
     return { text, category };
   });
 }
@@ -193,15 +201,25 @@ export function loadIncidents(root: string): StatusIncident[] {
 }
 
 const lower = (s?: string | null) => (s ? s.toLowerCase() : undefined);
-const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as T;
+const defined = <T extends object>(o: T) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as T;
 
 /** A scraped status-page incident as an incident upload record (domain/contracts/incident.ts). */
 export function incidentRecord(i: StatusIncident) {
   const last = i.updates[i.updates.length - 1];
   return {
-    incident: defined({ id: i.id, name: i.title, status: lower(last?.status), shortlink: i.url, started_at: i.started_at, updated_at: i.updated_at }),
+    incident: defined({
+      id: i.id,
+      name: i.title,
+      status: lower(last?.status),
+      shortlink: i.url,
+      started_at: i.started_at,
+      updated_at: i.updated_at,
+    }),
     components: (i.components ?? []).map((name) => ({ name })),
-    updates: i.updates.map((u) => defined({ impact: i.impact ?? undefined, status: lower(u.status), body: u.message, created_at: u.at })),
+    updates: i.updates.map((u) =>
+      defined({ impact: i.impact ?? undefined, status: lower(u.status), body: u.message, created_at: u.at }),
+    ),
     ...(i.impact_window?.length ? { postmortem: { impact_window: i.impact_window } } : {}),
   };
 }
@@ -230,14 +248,25 @@ export interface ArticleSource {
  */
 export function articleSources(root: string): ArticleSource[] {
   const { threads } = loadStackFaq(root);
-  const answers = threads.flatMap((t) => t.answers.map((a, i) => ({ key: `${t.thread_id}-a${i + 1}`, title: t.question, body: a })));
-  const hiddenTopics = new Map(readJsonl<{ fname: string; topic: string }>(datasetFile(root, 'dialogsum', 'dialogsum.hiddentest.topic.jsonl')).map((t) => [t.fname, t.topic]));
-  const dialogues = ['dialogsum.dev.jsonl', 'dialogsum.test.jsonl', 'dialogsum.hiddentest.dialogue.jsonl'].flatMap((f) =>
-    readJsonl<Dialogue>(datasetFile(root, 'dialogsum', f)).map((d) => ({
-      key: d.fname,
-      title: `Conversation: ${d.topic ?? d.topic1 ?? hiddenTopics.get(d.fname) ?? d.fname}`,
-      body: d.dialogue.split('\n').map((turn) => turn.trim()).filter(Boolean).join('\n\n'),
-    })),
+  const answers = threads.flatMap((t) =>
+    t.answers.map((a, i) => ({ key: `${t.thread_id}-a${i + 1}`, title: t.question, body: a })),
+  );
+  const hiddenTopics = new Map(
+    readJsonl<{ fname: string; topic: string }>(datasetFile(root, 'dialogsum', 'dialogsum.hiddentest.topic.jsonl')).map(
+      (t) => [t.fname, t.topic],
+    ),
+  );
+  const dialogues = ['dialogsum.dev.jsonl', 'dialogsum.test.jsonl', 'dialogsum.hiddentest.dialogue.jsonl'].flatMap(
+    (f) =>
+      readJsonl<Dialogue>(datasetFile(root, 'dialogsum', f)).map((d) => ({
+        key: d.fname,
+        title: `Conversation: ${d.topic ?? d.topic1 ?? hiddenTopics.get(d.fname) ?? d.fname}`,
+        body: d.dialogue
+          .split('\n')
+          .map((turn) => turn.trim())
+          .filter(Boolean)
+          .join('\n\n'),
+      })),
   );
   return [...answers, ...dialogues];
 }

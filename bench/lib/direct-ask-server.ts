@@ -36,7 +36,10 @@ async function answer(o: { tenant: string; query: string }) {
     now: Date.now(),
   });
   const body = presentAnswer({ id, answer: result.answer, language: result.language, intentTag: result.intentTag });
-  return { body, serverTiming: [phaseTimings(result.timings), `ask;dur=${(performance.now() - started).toFixed(1)}`].join(', ') };
+  return {
+    body,
+    serverTiming: [phaseTimings(result.timings), `ask;dur=${(performance.now() - started).toFixed(1)}`].join(', '),
+  };
 }
 
 const server = http.createServer((req, res) => {
@@ -45,8 +48,12 @@ const server = http.createServer((req, res) => {
   req.on('data', (chunk) => (raw += chunk));
   req.on('end', () => {
     answer(JSON.parse(raw)).then(
-      ({ body, serverTiming }) => res.writeHead(200, { 'Content-Type': 'application/json', 'Server-Timing': serverTiming }).end(JSON.stringify(body)),
-      (err: Error) => res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: err.message })),
+      ({ body, serverTiming }) =>
+        res
+          .writeHead(200, { 'Content-Type': 'application/json', 'Server-Timing': serverTiming })
+          .end(JSON.stringify(body)),
+      (err: Error) =>
+        res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: err.message })),
     );
   });
 });

@@ -13,7 +13,10 @@ export function stackFaqArticle(t: StackFaqThread) {
     articleId: `stackfaq-${t.thread_id}`,
     url: `https://kb.bench.example/stackfaq/${t.thread_id}`,
     title: t.question,
-    body: t.answers.map((a) => a.trim()).filter(Boolean).join('\n\n'),
+    body: t.answers
+      .map((a) => a.trim())
+      .filter(Boolean)
+      .join('\n\n'),
     timeOfCreation: Date.UTC(2024, 0, 1),
     timeLastPublished: Date.UTC(2024, 0, 1),
   };
@@ -21,8 +24,5 @@ export function stackFaqArticle(t: StackFaqThread) {
 
 /** The non-empty query texts in a fixed pseudo-random order (mulberry32 with `seed`). */
 export function shuffledQueries(queries: readonly StackFaqQuery[], seed = 7): string[] {
-  return shuffleInPlace(
-    queries.map((q) => q.text.trim()).filter(Boolean),
-    seeded(seed),
-  );
+  return shuffleInPlace(queries.map((q) => q.text.trim()).filter(Boolean), seeded(seed));
 }

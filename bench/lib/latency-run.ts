@@ -34,7 +34,12 @@ export async function runRound(count: number, concurrency: number, maxMs: number
       let sample: CallSample;
       try {
         const r = await call(i);
-        sample = { ms: performance.now() - started, status: r.status, requestId: r.requestId, serverTiming: r.serverTiming };
+        sample = {
+          ms: performance.now() - started,
+          status: r.status,
+          requestId: r.requestId,
+          serverTiming: r.serverTiming,
+        };
       } catch {
         sample = { ms: performance.now() - started, status: 0 };
       }
@@ -56,8 +61,13 @@ export function pooledStats(rounds: readonly Round[]): LatencyStats {
   const samples = rounds.flatMap((r) => r.samples);
   const seconds = rounds.reduce((a, r) => a + r.seconds, 0);
   const summary = summarize(samples);
-  return { ...summary, per_s: seconds > 0 ? Math.round((summary.ok / seconds) * 100) / 100 : Number.NaN, seconds: Math.round(seconds * 100) / 100 };
+  return {
+    ...summary,
+    per_s: seconds > 0 ? Math.round((summary.ok / seconds) * 100) / 100 : Number.NaN,
+    seconds: Math.round(seconds * 100) / 100,
+  };
 }
 
 /** a / b rounded to 3 digits; null when either is missing. */
-export const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? Math.round((a / b) * 1000) / 1000 : null);
+export const ratio = (a: number, b: number) =>
+  Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? Math.round((a / b) * 1000) / 1000 : null;

@@ -37,7 +37,14 @@ export function summarize(samples: readonly Sample[]): LatencySummary {
   const errors: Record<string, number> = {};
   for (const s of samples) if (s.status !== 200) errors[s.status] = (errors[s.status] ?? 0) + 1;
   const r = (x: number) => Math.round(x * 10) / 10;
-  return { requests: samples.length, ok: ok.length, errors, p50_ms: r(percentile(ok, 0.5)), p95_ms: r(percentile(ok, 0.95)), max_ms: r(ok.length ? Math.max(...ok) : Number.NaN) };
+  return {
+    requests: samples.length,
+    ok: ok.length,
+    errors,
+    p50_ms: r(percentile(ok, 0.5)),
+    p95_ms: r(percentile(ok, 0.95)),
+    max_ms: r(ok.length ? Math.max(...ok) : Number.NaN),
+  };
 }
 
 /** Times one request; a thrown error (connection refused, reset) counts as status 0. */
@@ -56,7 +63,12 @@ export async function timed(send: () => Promise<{ status: number }>): Promise<Sa
  * `count` requests, one at a time, each started `intervalMs` after the previous one started (or
  * right after it ended, when it took longer); fewer when `maxMs` has passed first.
  */
-export async function closedLoop(count: number, intervalMs: number, send: (i: number) => Promise<{ status: number }>, maxMs = Infinity): Promise<Sample[]> {
+export async function closedLoop(
+  count: number,
+  intervalMs: number,
+  send: (i: number) => Promise<{ status: number }>,
+  maxMs = Infinity,
+): Promise<Sample[]> {
   const samples: Sample[] = [];
   const end = performance.now() + maxMs;
   for (let i = 0; i < count && performance.now() < end; i++) {
@@ -80,7 +92,11 @@ export interface OpenLoop {
  * that would exceed it is skipped and counted), so the loop offers a fixed rate whatever the
  * latency, the way independent clients of one tenant would.
  */
-export function openLoop(intervalMs: number, maxInFlight: number, send: (i: number) => Promise<{ status: number }>): OpenLoop {
+export function openLoop(
+  intervalMs: number,
+  maxInFlight: number,
+  send: (i: number) => Promise<{ status: number }>,
+): OpenLoop {
   const samples: Sample[] = [];
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
@@ -121,7 +137,10 @@ export function openLoop(intervalMs: number, maxInFlight: number, send: (i: numb
  * Runs `worker` on `concurrency` lanes until stop(); each lane starts its next call when the
  * previous one ends (an uploader keeping a fixed number of uploads in flight).
  */
-export function lanes(concurrency: number, worker: (lane: number, round: number) => Promise<void>): { stop(): Promise<void> } {
+export function lanes(
+  concurrency: number,
+  worker: (lane: number, round: number) => Promise<void>,
+): { stop(): Promise<void> } {
   let stopped = false;
   const running = Array.from({ length: concurrency }, async (_, lane) => {
     for (let round = 0; !stopped; round++) await worker(lane, round);

@@ -4,7 +4,11 @@
  */
 
 /** 1-based rank of the first item of `ranked` that is in `relevant`, looking at the top `k` only; 0 when none. */
-export function firstRelevantRank(ranked: readonly string[], relevant: ReadonlySet<string> | string, k = ranked.length): number {
+export function firstRelevantRank(
+  ranked: readonly string[],
+  relevant: ReadonlySet<string> | string,
+  k = ranked.length,
+): number {
   const isRelevant = typeof relevant === 'string' ? (id: string) => id === relevant : (id: string) => relevant.has(id);
   const top = Math.min(k, ranked.length);
   for (let i = 0; i < top; i++) if (isRelevant(ranked[i])) return i + 1;

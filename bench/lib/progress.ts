@@ -9,13 +9,22 @@ export interface Progress {
   stop(): void;
 }
 
-export function progress(label: string, total: number, o: { every?: number; stream?: NodeJS.WriteStream } = {}): Progress {
+export function progress(
+  label: string,
+  total: number,
+  o: { every?: number; stream?: NodeJS.WriteStream } = {},
+): Progress {
   const stream = o.stream ?? process.stdout;
   const started = Date.now();
   let done = 0;
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
-      { format: `${label} [{bar}] {value}/{total} {percentage}% | {rate}/s | eta {eta_formatted}`, stream, hideCursor: true, etaBuffer: 50 },
+      {
+        format: `${label} [{bar}] {value}/{total} {percentage}% | {rate}/s | eta {eta_formatted}`,
+        stream,
+        hideCursor: true,
+        etaBuffer: 50,
+      },
       cliProgress.Presets.shades_classic,
     );
     bar.start(total, 0, { rate: '0.0' });
@@ -33,7 +42,9 @@ export function progress(label: string, total: number, o: { every?: number; stre
   let lastLogged = 0;
   const line = () => {
     const s = (Date.now() - started) / 1000;
-    stream.write(`${label}: ${done}/${total} (${((100 * done) / Math.max(1, total)).toFixed(0)} %, ${(done / Math.max(0.001, s)).toFixed(1)}/s, ${s.toFixed(0)} s)\n`);
+    stream.write(
+      `${label}: ${done}/${total} (${((100 * done) / Math.max(1, total)).toFixed(0)} %, ${(done / Math.max(0.001, s)).toFixed(1)}/s, ${s.toFixed(0)} s)\n`,
+    );
     lastLogged = done;
   };
   return {

@@ -17,7 +17,14 @@ export interface RunInfo {
   /** Whether the working tree had uncommitted changes when the run started. */
   dirty: boolean;
   date: string;
-  machine: { cores: number; cpu: string; memoryGb: number; platform: string; node: string; loadAverage1mAtStart: number };
+  machine: {
+    cores: number;
+    cpu: string;
+    memoryGb: number;
+    platform: string;
+    node: string;
+    loadAverage1mAtStart: number;
+  };
 }
 
 export function runInfo(): RunInfo {

@@ -22,10 +22,12 @@ const lines = (file: string) => fs.readFileSync(file, 'utf8').replace(/\n$/, '')
 export function loadTweetEval(root: string, split: 'val' | 'test'): LabelledText[] {
   const texts = lines(datasetFile(root, 'tweeteval_sentiment', `${split}_text.txt`));
   const labels = lines(datasetFile(root, 'tweeteval_sentiment', `${split}_labels.txt`));
-  if (texts.length !== labels.length) throw new Error(`tweeteval_sentiment/${split}: ${texts.length} texts but ${labels.length} labels`);
+  if (texts.length !== labels.length)
+    throw new Error(`tweeteval_sentiment/${split}: ${texts.length} texts but ${labels.length} labels`);
   return texts.map((text, i) => {
     const label = Number(labels[i]);
-    if (label !== 0 && label !== 1 && label !== 2) throw new Error(`tweeteval_sentiment/${split}_labels.txt line ${i + 1}: ${JSON.stringify(labels[i])}`);
+    if (label !== 0 && label !== 1 && label !== 2)
+      throw new Error(`tweeteval_sentiment/${split}_labels.txt line ${i + 1}: ${JSON.stringify(labels[i])}`);
     return { text, label };
   });
 }
@@ -38,16 +40,24 @@ export interface AirlineTweet extends LabelledText {
 
 /** Every row of `twitter_airline_sentiment/Tweets.csv`, in file order. */
 export function loadAirline(root: string): AirlineTweet[] {
-  const [header, ...rows] = parseCsv(fs.readFileSync(datasetFile(root, 'twitter_airline_sentiment', 'Tweets.csv'), 'utf8'));
+  const [header, ...rows] = parseCsv(
+    fs.readFileSync(datasetFile(root, 'twitter_airline_sentiment', 'Tweets.csv'), 'utf8'),
+  );
   const col = (name: string) => {
     const i = header.indexOf(name);
     if (i < 0) throw new Error(`twitter_airline_sentiment/Tweets.csv has no column ${name}`);
     return i;
   };
-  const [id, sentiment, confidence, text] = ['tweet_id', 'airline_sentiment', 'airline_sentiment_confidence', 'text'].map(col);
+  const [id, sentiment, confidence, text] = [
+    'tweet_id',
+    'airline_sentiment',
+    'airline_sentiment_confidence',
+    'text',
+  ].map(col);
   return rows.map((r, i) => {
     const label = CLASS_NAMES.indexOf(r[sentiment] as (typeof CLASS_NAMES)[number]);
-    if (label < 0) throw new Error(`twitter_airline_sentiment/Tweets.csv row ${i + 2}: sentiment ${JSON.stringify(r[sentiment])}`);
+    if (label < 0)
+      throw new Error(`twitter_airline_sentiment/Tweets.csv row ${i + 2}: sentiment ${JSON.stringify(r[sentiment])}`);
     return { tweetId: r[id], text: r[text], label: label as ClassIndex, confidence: Number(r[confidence]) };
   });
 }
@@ -90,16 +100,29 @@ export function classMetrics(gold: readonly ClassIndex[], predicted: readonly Cl
 }
 
 /** The class of a raw value under cut points: below `negative` negative, above `positive` positive. */
-export const classOf = (raw: number, cut: { negative: number; positive: number }): ClassIndex => (raw < cut.negative ? 0 : raw > cut.positive ? 2 : 1);
+export const classOf = (raw: number, cut: { negative: number; positive: number }): ClassIndex =>
+  raw < cut.negative ? 0 : raw > cut.positive ? 2 : 1;
 
 /**
  * The cut points that maximise macro-recall of `raw` against `gold`, among `steps + 1` candidate
  * values (quantiles of `raw`, rounded to 4 decimals). Ties go to the first pair found (lowest
  * negative cut, then lowest positive cut), so the search is deterministic.
  */
-export function tuneCuts(raw: readonly number[], gold: readonly ClassIndex[], steps = 400): { negative: number; positive: number; macro_recall: number } {
+export function tuneCuts(
+  raw: readonly number[],
+  gold: readonly ClassIndex[],
+  steps = 400,
+): { negative: number; positive: number; macro_recall: number } {
   const sorted = [...raw].sort((a, b) => a - b);
-  const candidates = [...new Set(Array.from({ length: steps + 1 }, (_, i) => Math.round(sorted[Math.min(sorted.length - 1, Math.round((i / steps) * (sorted.length - 1)))] * 1e4) / 1e4))].sort((a, b) => a - b);
+  const candidates = [
+    ...new Set(
+      Array.from(
+        { length: steps + 1 },
+        (_, i) =>
+          Math.round(sorted[Math.min(sorted.length - 1, Math.round((i / steps) * (sorted.length - 1)))] * 1e4) / 1e4,
+      ),
+    ),
+  ].sort((a, b) => a - b);
   const perClass = [0, 1, 2].map((c) => raw.filter((_, i) => gold[i] === c).sort((a, b) => a - b));
   const total = perClass.map((v) => v.length);
   // Values of a class below t (strictly) and at most t, by binary search.
@@ -131,7 +154,8 @@ export function tuneCuts(raw: readonly number[], gold: readonly ClassIndex[], st
     const neutralBelow = below(perClass[1], tn);
     for (let b = a; b < candidates.length; b++) {
       const tp = candidates[b];
-      const m = (negRecall + rate(atMost(perClass[1], tp) - neutralBelow, 1) + rate(total[2] - atMost(perClass[2], tp), 2)) / 3;
+      const m =
+        (negRecall + rate(atMost(perClass[1], tp) - neutralBelow, 1) + rate(total[2] - atMost(perClass[2], tp), 2)) / 3;
       if (m > best.macro_recall + 1e-12) best = { negative: tn, positive: tp, macro_recall: m };
     }
   }

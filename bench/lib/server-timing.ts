@@ -32,7 +32,8 @@ function splitOutsideQuotes(text: string, sep: string): string[] {
   return parts;
 }
 
-const unquote = (v: string) => (v.startsWith('"') && v.endsWith('"') && v.length >= 2 ? v.slice(1, -1).replace(/\\(.)/g, '$1') : v);
+const unquote = (v: string) =>
+  v.startsWith('"') && v.endsWith('"') && v.length >= 2 ? v.slice(1, -1).replace(/\\(.)/g, '$1') : v;
 
 /** The entries of one header value; malformed entries (no name) are skipped, a bad `dur` is dropped. */
 export function parseServerTiming(header: string | null | undefined): ServerTimingEntry[] {
@@ -70,7 +71,8 @@ export function averageServerTiming(headers: readonly (string | null | undefined
   const sums = new Map<string, { total: number; samples: number }>();
   for (const header of headers) {
     const perResponse = new Map<string, number>();
-    for (const e of parseServerTiming(header)) if (e.dur !== undefined) perResponse.set(e.name, (perResponse.get(e.name) ?? 0) + e.dur);
+    for (const e of parseServerTiming(header))
+      if (e.dur !== undefined) perResponse.set(e.name, (perResponse.get(e.name) ?? 0) + e.dur);
     for (const [name, dur] of perResponse) {
       const s = sums.get(name) ?? { total: 0, samples: 0 };
       s.total += dur;
@@ -79,6 +81,7 @@ export function averageServerTiming(headers: readonly (string | null | undefined
     }
   }
   const out: Record<string, PhaseAverage> = {};
-  for (const [name, s] of sums) out[name] = { samples: s.samples, mean_ms: Math.round((s.total / s.samples) * 100) / 100 };
+  for (const [name, s] of sums)
+    out[name] = { samples: s.samples, mean_ms: Math.round((s.total / s.samples) * 100) / 100 };
   return out;
 }

@@ -24,7 +24,13 @@ export const freshTenant = (label: string) => `${label}-${randomBytes(4).toStrin
  * A client for a tenant with `keyCount` keys (the API rate-limits per key, 600 requests a minute,
  * so a benchmark that sends more spreads them over several keys of the same tenant).
  */
-export async function tenantClient(app: InProcessApp, tenant: string, scopes: string[], keyCount = 1, headers: Record<string, string> = {}): Promise<ApiClient> {
+export async function tenantClient(
+  app: InProcessApp,
+  tenant: string,
+  scopes: string[],
+  keyCount = 1,
+  headers: Record<string, string> = {},
+): Promise<ApiClient> {
   const keys: string[] = [];
   for (let i = 0; i < keyCount; i++) keys.push((await app.keys.create({ tenant, scopes, name: 'benchmark' })).key);
   return new ApiClient(app.baseUrl, keys, headers);
@@ -42,12 +48,22 @@ export interface ChildProcess {
  * and waits for its /healthz. A latency benchmark then does not share the measured process's event
  * loop with its own client.
  */
-export async function startChildProcess(app: InProcessApp, o: { name: string; entry: string; portVariable: string }): Promise<ChildProcess> {
+export async function startChildProcess(
+  app: InProcessApp,
+  o: { name: string; entry: string; portVariable: string },
+): Promise<ChildProcess> {
   const port = await freePort();
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${o.name}-`));
-  const env = { ...(process.env as Record<string, string>), TASK_QUEUE: app.taskQueue, [o.portVariable]: String(port), LOG_LEVEL: 'warn' };
+  const env = {
+    ...(process.env as Record<string, string>),
+    TASK_QUEUE: app.taskQueue,
+    [o.portVariable]: String(port),
+    LOG_LEVEL: 'warn',
+  };
   const baseUrl = `http://127.0.0.1:${port}`;
-  const service = await startService(nodeSpec({ name: o.name, entry: o.entry, env, logDir, healthy: () => httpOk(`${baseUrl}/healthz`), ports: [port] }));
+  const service = await startService(
+    nodeSpec({ name: o.name, entry: o.entry, env, logDir, healthy: () => httpOk(`${baseUrl}/healthz`), ports: [port] }),
+  );
   console.log(`[bench] ${o.name} process started (log ${service.logFile})`);
   return { baseUrl, stop: () => stopService(service) };
 }

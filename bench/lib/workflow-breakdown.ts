@@ -32,12 +32,19 @@ export interface WorkflowPhases {
   workflow_total_ms: number | null;
 }
 
-const CLOSED = ['WORKFLOW_EXECUTION_COMPLETED', 'WORKFLOW_EXECUTION_FAILED', 'WORKFLOW_EXECUTION_TIMED_OUT', 'WORKFLOW_EXECUTION_TERMINATED', 'WORKFLOW_EXECUTION_CANCELED'];
+const CLOSED = [
+  'WORKFLOW_EXECUTION_COMPLETED',
+  'WORKFLOW_EXECUTION_FAILED',
+  'WORKFLOW_EXECUTION_TIMED_OUT',
+  'WORKFLOW_EXECUTION_TERMINATED',
+  'WORKFLOW_EXECUTION_CANCELED',
+];
 
 export function workflowPhases(events: readonly TimedEvent[]): WorkflowPhases {
   const first = (...types: string[]) => events.find((e) => types.includes(e.type))?.ms;
   const last = (...types: string[]) => [...events].reverse().find((e) => types.includes(e.type))?.ms;
-  const span = (from?: number, to?: number) => (from === undefined || to === undefined ? null : Math.round((to - from) * 100) / 100);
+  const span = (from?: number, to?: number) =>
+    from === undefined || to === undefined ? null : Math.round((to - from) * 100) / 100;
   const started = first('WORKFLOW_EXECUTION_STARTED');
   const firstTask = first('WORKFLOW_TASK_STARTED');
   const scheduled = first('ACTIVITY_TASK_SCHEDULED');
@@ -63,13 +70,20 @@ export interface PhaseStats {
 /** Mean and p50 of each phase over several workflows (nulls left out), plus the API's remainder. */
 export function summarizePhases(rows: readonly (WorkflowPhases & { client_ms: number })[]): Record<string, PhaseStats> {
   const out: Record<string, PhaseStats> = {};
-  const withRemainder = rows.map((r) => ({ ...r, http_api_and_result_poll_ms: r.workflow_total_ms === null ? null : r.client_ms - r.workflow_total_ms }));
+  const withRemainder = rows.map((r) => ({
+    ...r,
+    http_api_and_result_poll_ms: r.workflow_total_ms === null ? null : r.client_ms - r.workflow_total_ms,
+  }));
   const keys = withRemainder.length ? (Object.keys(withRemainder[0]) as (keyof (typeof withRemainder)[number])[]) : [];
   for (const key of keys) {
     const values = withRemainder.map((r) => r[key]).filter((v): v is number => typeof v === 'number');
     if (!values.length) continue;
     const r2 = (x: number) => Math.round(x * 10) / 10;
-    out[key] = { samples: values.length, mean_ms: r2(values.reduce((a, b) => a + b, 0) / values.length), p50_ms: r2(percentile(values, 0.5)) };
+    out[key] = {
+      samples: values.length,
+      mean_ms: r2(values.reduce((a, b) => a + b, 0) / values.length),
+      p50_ms: r2(percentile(values, 0.5)),
+    };
   }
   return out;
 }
@@ -123,6 +137,15 @@ export async function searchWorkflowBreakdown(
   const idOf = new Map(found.map((f) => [f.requestId, f.id]));
   const ordered = [...o.timings.keys()].filter((requestId) => idOf.has(requestId));
   const rows = [];
-  for (const requestId of spread(ordered, o.sample)) rows.push({ ...workflowPhases(await fetchTimedEvents(client, idOf.get(requestId)!)), client_ms: o.timings.get(requestId)! });
-  return { workflows_found: found.length, workflows_read: rows.length, remainder: REMAINDER, phases: summarizePhases(rows) };
+  for (const requestId of spread(ordered, o.sample))
+    rows.push({
+      ...workflowPhases(await fetchTimedEvents(client, idOf.get(requestId)!)),
+      client_ms: o.timings.get(requestId)!,
+    });
+  return {
+    workflows_found: found.length,
+    workflows_read: rows.length,
+    remainder: REMAINDER,
+    phases: summarizePhases(rows),
+  };
 }

@@ -81,7 +81,8 @@ export interface AskAnswer {
  * The tenant's language for a question that does not show its own: that of the first source
  * with a known language (an article's, declared or detected from its whole text), else English.
  */
-export const sourcesLanguage = (sources: readonly Source[]): string => sources.find((s) => s.language)?.language ?? 'en';
+export const sourcesLanguage = (sources: readonly Source[]): string =>
+  sources.find((s) => s.language)?.language ?? 'en';
 
 /** A stored answer as the context of the next question: its answer text shortened. */
 export const turnOf = (record: AnswerRecord): Turn => ({
@@ -94,7 +95,10 @@ export const turnOf = (record: AnswerRecord): Turn => ({
 type AskDeps = Deps & { chat: ChatGateway; english?: Embedder };
 
 /** The session's last turns, oldest first, from its stored answers (each ask stores its answer before it returns). */
-export async function sessionTurns(deps: Pick<Deps, 'weaviate'>, input: { tenant: string; chatId: string }): Promise<Turn[]> {
+export async function sessionTurns(
+  deps: Pick<Deps, 'weaviate'>,
+  input: { tenant: string; chatId: string },
+): Promise<Turn[]> {
   const stored = await sessionAnswers(deps, { ...input, limit: SESSION_CONTEXT.turns });
   return stored.map(turnOf);
 }
@@ -103,7 +107,10 @@ export async function sessionTurns(deps: Pick<Deps, 'weaviate'>, input: { tenant
  * The question as it is searched for. A follow-up is rewritten by the model when one is configured
  * (a model call, which the workflow runs as an activity of its own); otherwise locally.
  */
-export function standaloneOf(deps: { chat: ChatGateway; signal?: AbortSignal }, input: { question: string; history: Turn[] }): Promise<string> {
+export function standaloneOf(
+  deps: { chat: ChatGateway; signal?: AbortSignal },
+  input: { question: string; history: Turn[] },
+): Promise<string> {
   return standaloneQuestion({ question: input.question, history: input.history, chat: deps.chat, signal: deps.signal });
 }
 
@@ -114,13 +121,23 @@ export function standaloneOf(deps: { chat: ChatGateway; signal?: AbortSignal }, 
  */
 export async function retrieveForAnswer(
   deps: AskDeps,
-  input: Pick<AskQuestion, 'tenant' | 'question' | 'productIds' | 'author' | 'language' | 'now'> & { history: Turn[]; standalone?: string; engine: Engine },
+  input: Pick<AskQuestion, 'tenant' | 'question' | 'productIds' | 'author' | 'language' | 'now'> & {
+    history: Turn[];
+    standalone?: string;
+    engine: Engine;
+  },
 ): Promise<AskSources> {
   const timings: AskTimings = {};
   const d = { ...deps, timings };
   const local = { ...deps.chat, complete: undefined };
   const standalone = input.standalone ?? (await standaloneOf({ chat: local }, input));
-  const retrieval: AskRetrievalInput = { tenant: input.tenant, text: standalone, productIds: input.productIds, includeCases: input.author === 'agent', now: input.now };
+  const retrieval: AskRetrievalInput = {
+    tenant: input.tenant,
+    text: standalone,
+    productIds: input.productIds,
+    includeCases: input.author === 'agent',
+    now: input.now,
+  };
   const [candidates, intentTag] = await Promise.all([
     retrieveAskSources(d, retrieval),
     // The intent is an extra: when the tag model cannot be read, the answer goes without it.
@@ -134,8 +151,13 @@ export async function retrieveForAnswer(
 }
 
 /** Composition with the local engine: the extract of the sources that answers (milliseconds, no model). */
-export async function composeLocalAnswer(_deps: unknown, input: { standalone: string; sources: RankedSource[]; language: string }): Promise<ComposedAnswer> {
-  return withoutPassages(composeLocal({ question: input.standalone, sources: input.sources, language: input.language }));
+export async function composeLocalAnswer(
+  _deps: unknown,
+  input: { standalone: string; sources: RankedSource[]; language: string },
+): Promise<ComposedAnswer> {
+  return withoutPassages(
+    composeLocal({ question: input.standalone, sources: input.sources, language: input.language }),
+  );
 }
 
 /** Composition by the configured model: one model call, which the workflow runs as an activity of its own. */
@@ -147,7 +169,10 @@ export async function composeModelAnswer(
 }
 
 /** The used sources without their passages: the answer's links need only their titles and addresses. */
-const withoutPassages = (answer: ComposedAnswer): ComposedAnswer => ({ ...answer, used: answer.used.map((s) => ({ ...s, passages: [] })) });
+const withoutPassages = (answer: ComposedAnswer): ComposedAnswer => ({
+  ...answer,
+  used: answer.used.map((s) => ({ ...s, passages: [] })),
+});
 
 /** The answer's plain text without its citation markers: the response's `plaintext`, and what is stored. */
 export const plainAnswer = (answer: ComposedAnswer): string =>
@@ -158,7 +183,10 @@ export const plainAnswer = (answer: ComposedAnswer): string =>
     .replace(/(?<!\s)\s*\[\d+(?:\s*,\s*\d+)*\]/g, '');
 
 /** The answer as stored (collection AskAnswer): idempotent, its object id comes from the answer id. */
-export async function storeAnswer(deps: Pick<Deps, 'weaviate'>, input: { question: AskQuestion; answer: AskAnswer }): Promise<void> {
+export async function storeAnswer(
+  deps: Pick<Deps, 'weaviate'>,
+  input: { question: AskQuestion; answer: AskAnswer },
+): Promise<void> {
   const { question: q, answer: a } = input;
   const record: AnswerRecord = {
     answerId: a.answerId,
@@ -180,22 +208,50 @@ export async function storeAnswer(deps: Pick<Deps, 'weaviate'>, input: { questio
  * The whole ask in this process, step after step, without Temporal: what the workflow runs, for
  * the benchmark's in-process baseline and the tuning scripts. With `store: false` the answer is not stored.
  */
-export async function askInProcess(deps: AskDeps, input: AskQuestion & { store?: boolean }): Promise<AskAnswer & { timings: AskTimings }> {
+export async function askInProcess(
+  deps: AskDeps,
+  input: AskQuestion & { store?: boolean },
+): Promise<AskAnswer & { timings: AskTimings }> {
   const started = performance.now();
   const history = input.followUp ? await sessionTurns(deps, input) : [];
   const historyMs = performance.now() - started;
   const engine = deps.chat.engine;
-  const standalone = engine === 'openai' && history.length > 0 ? await standaloneOf(deps, { question: input.question, history }) : undefined;
+  const standalone =
+    engine === 'openai' && history.length > 0
+      ? await standaloneOf(deps, { question: input.question, history })
+      : undefined;
   const retrieving = performance.now();
   const found = await retrieveForAnswer(deps, { ...input, history, standalone, engine });
   const retrieveMs = performance.now() - retrieving;
   const composing = performance.now();
   const answer =
     engine === 'openai'
-      ? await composeModelAnswer(deps, { question: input.question, history, sources: found.sources, language: found.language })
-      : await composeLocalAnswer(deps, { standalone: found.standalone, sources: found.sources, language: found.language });
-  const timings: AskTimings = { ...found.timings, history: historyMs, retrieve: retrieveMs, [engine === 'openai' ? 'model' : 'compose']: performance.now() - composing };
-  const result: AskAnswer = { answerId: input.answerId, chatId: input.chatId, standalone: found.standalone, language: found.language, engine, intentTag: found.intentTag, answer };
+      ? await composeModelAnswer(deps, {
+          question: input.question,
+          history,
+          sources: found.sources,
+          language: found.language,
+        })
+      : await composeLocalAnswer(deps, {
+          standalone: found.standalone,
+          sources: found.sources,
+          language: found.language,
+        });
+  const timings: AskTimings = {
+    ...found.timings,
+    history: historyMs,
+    retrieve: retrieveMs,
+    [engine === 'openai' ? 'model' : 'compose']: performance.now() - composing,
+  };
+  const result: AskAnswer = {
+    answerId: input.answerId,
+    chatId: input.chatId,
+    standalone: found.standalone,
+    language: found.language,
+    engine,
+    intentTag: found.intentTag,
+    answer,
+  };
   if (input.store !== false) {
     const storing = performance.now();
     await storeAnswer(deps, { question: input, answer: result });

@@ -33,7 +33,10 @@ export const SOURCE_RANKING = {
   retrievalRankWeight: 0.02,
 };
 
-export const RESPONSE_TYPE_BY_KIND: Record<SourceKind, 'ai-answer-with-kb-links' | 'ai-answer-from-tickets' | 'ai-answer-from-incidents'> = {
+export const RESPONSE_TYPE_BY_KIND: Record<
+  SourceKind,
+  'ai-answer-with-kb-links' | 'ai-answer-from-tickets' | 'ai-answer-from-incidents'
+> = {
   article: 'ai-answer-with-kb-links',
   case: 'ai-answer-from-tickets',
   incident: 'ai-answer-from-incidents',
@@ -59,8 +62,14 @@ export function coverage(question: string, source: Source): number {
  * and an ongoing incident's boost first), the best one and those within the margin of it. Empty
  * means no answer. Ranking never lifts a source over the threshold.
  */
-export function chooseSources(question: string, candidates: Source[], t = ANSWER_THRESHOLD, r = SOURCE_RANKING): RankedSource[] {
-  const rank = (s: RankedSource) => s.support + s.boost + r.titleWeight * s.titleSimilarity + r.retrievalRankWeight / (1 + s.retrievalRank);
+export function chooseSources(
+  question: string,
+  candidates: Source[],
+  t = ANSWER_THRESHOLD,
+  r = SOURCE_RANKING,
+): RankedSource[] {
+  const rank = (s: RankedSource) =>
+    s.support + s.boost + r.titleWeight * s.titleSimilarity + r.retrievalRankWeight / (1 + s.retrievalRank);
   const relevant = candidates
     .map((s) => ({ ...s, support: s.similarity + t.lexicalWeight * coverage(question, s) }))
     .filter((s) => s.support >= t.minSupport)

@@ -26,7 +26,12 @@ const jaccard = (a: Set<string>, b: Set<string>) => {
 };
 
 /** The sentences of `passages` that best answer `question`, in their original order. */
-export function bestSentences(question: string, passages: string[], max = EXTRACT.maxSentences, maxWords = EXTRACT.maxWords): string[] {
+export function bestSentences(
+  question: string,
+  passages: string[],
+  max = EXTRACT.maxSentences,
+  maxWords = EXTRACT.maxWords,
+): string[] {
   const wanted = new Set(contentTokens(question));
   const candidates: Candidate[] = passages.flatMap((p, passage) =>
     sentences(p).map((text, index) => {
@@ -66,7 +71,12 @@ function part(question: string, source: RankedSource, language: string, sentence
   const p = phrases(language);
   if (source.kind === 'incident' && source.incident) {
     const { incident } = source;
-    const lead = p.incident({ name: source.title, started: formatTime(incident.startedAt), status: incident.status || undefined, ongoing: incident.ongoing });
+    const lead = p.incident({
+      name: source.title,
+      started: formatTime(incident.startedAt),
+      status: incident.status || undefined,
+      ongoing: incident.ongoing,
+    });
     return { lead, text: incident.latestUpdate ? `${p.latestUpdate} ${incident.latestUpdate}` : '', source };
   }
   const text = bestSentences(question, source.passages, sentenceCount).join(' ');

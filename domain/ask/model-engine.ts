@@ -15,7 +15,15 @@ import type { Turn } from './follow-up';
 /** Characters of each source the model is shown. */
 const SOURCE_CHARS = 2500;
 
-const LANGUAGE_NAMES: Record<string, string> = { en: 'English', es: 'Spanish', fr: 'French', de: 'German', pt: 'Portuguese', it: 'Italian', nl: 'Dutch' };
+const LANGUAGE_NAMES: Record<string, string> = {
+  en: 'English',
+  es: 'Spanish',
+  fr: 'French',
+  de: 'German',
+  pt: 'Portuguese',
+  it: 'Italian',
+  nl: 'Dutch',
+};
 
 export const ANSWER_SYSTEM_PROMPT = (language: string) =>
   [
@@ -29,11 +37,21 @@ export const ANSWER_SYSTEM_PROMPT = (language: string) =>
   ].join('\n');
 
 /** The messages sent to the model: the rules, then the question, history and sources as one JSON document. */
-export function answerMessages(o: { question: string; history: Turn[]; sources: Source[]; language: string }): ChatMessage[] {
+export function answerMessages(o: {
+  question: string;
+  history: Turn[];
+  sources: Source[];
+  language: string;
+}): ChatMessage[] {
   const data = {
     conversation: o.history.map((t) => ({ question: t.question, answer: t.answer })),
     question: o.question,
-    sources: o.sources.map((s, i) => ({ number: i + 1, kind: s.kind, title: s.title, text: s.passages.join('\n\n').slice(0, SOURCE_CHARS) })),
+    sources: o.sources.map((s, i) => ({
+      number: i + 1,
+      kind: s.kind,
+      title: s.title,
+      text: s.passages.join('\n\n').slice(0, SOURCE_CHARS),
+    })),
   };
   return [
     { role: 'system', content: ANSWER_SYSTEM_PROMPT(o.language) },
@@ -45,8 +63,10 @@ export function answerMessages(o: { question: string; history: Turn[]; sources: 
 export function parseModelAnswer(content: string, sourceCount: number): { answer: string | null; sources: number[] } {
   const reply = replyObject(content);
   const { answer, sources } = reply;
-  if (answer !== null && (typeof answer !== 'string' || answer.trim() === '')) throw invalid('"answer" is neither text nor null');
-  if (sources !== undefined && (!Array.isArray(sources) || !sources.every((n) => Number.isInteger(n)))) throw invalid('"sources" is not a list of numbers');
+  if (answer !== null && (typeof answer !== 'string' || answer.trim() === ''))
+    throw invalid('"answer" is neither text nor null');
+  if (sources !== undefined && (!Array.isArray(sources) || !sources.every((n) => Number.isInteger(n))))
+    throw invalid('"sources" is not a list of numbers');
   const cited = [...new Set<number>(sources ?? [])].filter((n) => n >= 1 && n <= sourceCount);
   return { answer: answer === null ? null : answer.trim(), sources: cited };
 }
@@ -55,12 +75,17 @@ export function parseModelAnswer(content: string, sourceCount: number): { answer
 const CITATION = /(?<!\s)\s*\[(\d+(?:\s*,\s*\d+)*)\]/g;
 
 /** The numbers the text cites, in order of first citation. */
-export const citedIn = (text: string) => [...new Set([...text.matchAll(CITATION)].flatMap((m) => m[1].split(',').map((n) => Number(n.trim()))))];
+export const citedIn = (text: string) => [
+  ...new Set([...text.matchAll(CITATION)].flatMap((m) => m[1].split(',').map((n) => Number(n.trim())))),
+];
 
 /** The text with each citation [n] renumbered to the position of source n among the used ones. */
 export function renumber(text: string, numbers: number[]): string {
   return text.replace(CITATION, (marker, list: string) => {
-    const mapped = list.split(',').map((n) => numbers.indexOf(Number(n.trim())) + 1).filter((n) => n > 0);
+    const mapped = list
+      .split(',')
+      .map((n) => numbers.indexOf(Number(n.trim())) + 1)
+      .filter((n) => n > 0);
     return mapped.length ? `${marker.match(/^\s*/)![0]}[${mapped.join(', ')}]` : '';
   });
 }

@@ -23,7 +23,10 @@ const WORD = /[\p{L}\p{N}]+/gu;
 export const words = (text: string): string[] => text.toLowerCase().match(WORD) ?? [];
 
 /** Content words, cut to their first 6 letters so that "deleting" meets "delete". */
-export const contentTokens = (text: string): string[] => words(text).filter((w) => w.length > 1 && !STOPWORDS.has(w)).map((w) => w.slice(0, 6));
+export const contentTokens = (text: string): string[] =>
+  words(text)
+    .filter((w) => w.length > 1 && !STOPWORDS.has(w))
+    .map((w) => w.slice(0, 6));
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 

@@ -51,12 +51,7 @@ export const CaseSchema = {
 } as const;
 export type Case = FromSchema<typeof CaseSchema, { references: [typeof CaseCommentSchema] }>;
 
-export const CasesUploadRequestSchema = uploadRequest(
-  'CasesUploadRequest',
-  'data',
-  'Case',
-  'Cases to upload.',
-);
+export const CasesUploadRequestSchema = uploadRequest('CasesUploadRequest', 'data', 'Case', 'Cases to upload.');
 export type CasesUploadRequest = FromSchema<
   typeof CasesUploadRequestSchema,
   { references: [typeof CaseSchema, typeof CaseCommentSchema] }

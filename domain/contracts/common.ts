@@ -58,7 +58,10 @@ export const PATTERN_MESSAGES: Record<string, string> = {
  * it: `anyOf` the given alternatives, or `not` the given shape. `x-message` is what a client reads
  * when the rule is broken (ajv.ts).
  */
-export const anyOfRule = <const B extends readonly object[]>(message: string, branches: B) => ({ anyOf: branches, 'x-message': message });
+export const anyOfRule = <const B extends readonly object[]>(message: string, branches: B) => ({
+  anyOf: branches,
+  'x-message': message,
+});
 export const notRule = <const N extends object>(message: string, shape: N) => ({ not: shape, 'x-message': message });
 
 /** An object whose property `name` is sent and not blank. */

@@ -68,7 +68,8 @@ export const EvaluateRequestSchema = {
       type: 'string',
       pattern: NAME_PATTERN,
       maxLength: 64,
-      description: 'Use case whose rules apply; alternative to `rules`. 1 to 64 letters, digits, `_` or `-`; a name with no use case is a 400.',
+      description:
+        'Use case whose rules apply; alternative to `rules`. 1 to 64 letters, digits, `_` or `-`; a name with no use case is a 400.',
     },
   },
 } as const;

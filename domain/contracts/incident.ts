@@ -20,7 +20,9 @@ export const IncidentUploadSchema = {
       additionalProperties: false,
       properties: {
         /** Incident identifier; when absent the service assigns one (returned as `id`). */
-        id: id('Incident identifier; re-uploading the same id replaces the incident. When absent the service assigns one, returned as `id`.'),
+        id: id(
+          'Incident identifier; re-uploading the same id replaces the incident. When absent the service assigns one, returned as `id`.',
+        ),
         /** Incident name. */
         name: str(LIMITS.title, 'Incident name.'),
         /** Incident status. */

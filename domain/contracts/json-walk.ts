@@ -40,7 +40,8 @@ export function exceedsDepth(value: unknown, limit: number): boolean {
     if (typeof top.value !== 'object' || top.value === null) continue;
     const depth = top.depth + 1;
     if (depth > limit) return true;
-    for (const child of Object.values(top.value)) if (typeof child === 'object' && child !== null) stack.push({ value: child, depth });
+    for (const child of Object.values(top.value))
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth });
   }
   return false;
 }

@@ -22,8 +22,17 @@ export const LoggedCallSchema = {
     /** Model or model version that produced the output. */
     model: { ...str(LIMITS.label, 'Model or model version that produced the output.'), minLength: 1 },
     /** Selects the rules; default `default`. */
-    use_case: { type: 'string', pattern: NAME_PATTERN, maxLength: 64, description: 'Use case whose rules apply; default `default`.' },
-    timestamp: { type: 'string', format: 'date-time', description: 'When the call was made; used in reports and retention.' },
+    use_case: {
+      type: 'string',
+      pattern: NAME_PATTERN,
+      maxLength: 64,
+      description: 'Use case whose rules apply; default `default`.',
+    },
+    timestamp: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the call was made; used in reports and retention.',
+    },
     latency_ms: { type: 'integer', minimum: 0, maximum: 86_400_000, description: 'Latency of the call, in ms.' },
     metadata: freeForm('Tags for filtering reports, such as tenant, product, language.'),
   },

@@ -27,7 +27,10 @@ export const SearchCasesRequestSchema = {
     `\`offset + limit\` must not exceed ${CASE_SEARCH_WINDOW} (400 otherwise); (5) an unknown ` +
     '`conversationId` is a 404. Spam cases are never returned.',
   additionalProperties: false,
-  ...anyOfRule('at least one of /query or /conversationId is required', [presentNotBlank('query'), { type: 'object', required: ['conversationId'] }]),
+  ...anyOfRule('at least one of /query or /conversationId is required', [
+    presentNotBlank('query'),
+    { type: 'object', required: ['conversationId'] },
+  ]),
   properties: {
     /** Search text. */
     query: nonEmpty(LIMITS.query, 'Search text.'),

@@ -2,10 +2,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { conversationMessageRequest, oneOf } from './common';
 
-export const SentimentRequestSchema = conversationMessageRequest(
-  'SentimentRequest',
-  'A conversation to score.',
-);
+export const SentimentRequestSchema = conversationMessageRequest('SentimentRequest', 'A conversation to score.');
 export type SentimentRequest = FromSchema<typeof SentimentRequestSchema>;
 
 /** The five sentiment levels, most negative first. */

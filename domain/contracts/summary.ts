@@ -15,7 +15,11 @@ export const SummaryRequestSchema = {
   ...anyOfRule('at least one of /subject, /description, /comments must be non-empty', [
     presentNotBlank('subject'),
     presentNotBlank('description'),
-    { type: 'object', required: ['comments'], properties: { comments: { type: 'array', contains: presentNotBlank('comment') } } },
+    {
+      type: 'object',
+      required: ['comments'],
+      properties: { comments: { type: 'array', contains: presentNotBlank('comment') } },
+    },
     { type: 'object', required: ['conversationId'] },
   ]),
   properties: {

@@ -42,7 +42,8 @@ export const UploadResultSchema = {
           /** Why it failed, naming the field by JSON pointer. */
           error: {
             type: 'string',
-            description: 'Why the item failed; validation errors name the field by JSON pointer, e.g. `/data/3/url must match format "uri"`.',
+            description:
+              'Why the item failed; validation errors name the field by JSON pointer, e.g. `/data/3/url must match format "uri"`.',
           },
         },
       },

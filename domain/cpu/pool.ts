@@ -14,7 +14,12 @@ export type CpuTaskName = keyof CpuTasks;
 
 export interface CpuPool {
   /** Runs `task` on a thread; the buffers in `transfer` (parts of `input`) are moved there, not copied, and unusable here after. */
-  run<N extends CpuTaskName>(o: { task: N; input: Parameters<CpuTasks[N]>[0]; signal?: AbortSignal; transfer?: ArrayBuffer[] }): Promise<Awaited<ReturnType<CpuTasks[N]>>>;
+  run<N extends CpuTaskName>(o: {
+    task: N;
+    input: Parameters<CpuTasks[N]>[0];
+    signal?: AbortSignal;
+    transfer?: ArrayBuffer[];
+  }): Promise<Awaited<ReturnType<CpuTasks[N]>>>;
   close(): Promise<void>;
 }
 
@@ -29,7 +34,8 @@ export interface CpuPoolOptions {
  * The threads' Node flags: under ts-node, what loads the TypeScript sources; nothing else, since
  * threads refuse some of the process's own flags (`--trace-gc`, say) and need none of them.
  */
-const threadExecArgv = () => (__filename.endsWith('.ts') ? ['--require', require.resolve('ts-node/register/transpile-only')] : []);
+const threadExecArgv = () =>
+  __filename.endsWith('.ts') ? ['--require', require.resolve('ts-node/register/transpile-only')] : [];
 
 export function createCpuPool(o: CpuPoolOptions): CpuPool {
   const pool = new Piscina({
@@ -60,7 +66,11 @@ export function createCpuPool(o: CpuPoolOptions): CpuPool {
         signal?.throwIfAborted();
         const budget = AbortSignal.timeout(o.budgetMs);
         try {
-          return await pool.run(input, { name: task, signal: signal ? AbortSignal.any([signal, budget]) : budget, transferList: transfer });
+          return await pool.run(input, {
+            name: task,
+            signal: signal ? AbortSignal.any([signal, budget]) : budget,
+            transferList: transfer,
+          });
         } catch (err) {
           if (budget.aborted && !signal?.aborted) throw overBudget(task, o.budgetMs);
           throw err;

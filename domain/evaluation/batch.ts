@@ -14,7 +14,14 @@ import fs from 'node:fs';
 import type { WeaviateClient } from 'weaviate-client';
 import { LINE_TOO_LONG, MAX_LINE_BYTES, parseLoggedCall, type LoggedCall } from '../contracts/logged-call';
 import type { ChatGateway } from '../models/chat';
-import { deleteResultsBefore, evalTenants, gradedRecordIds, insertResults, resultUseCases, type EvalResult } from '../weaviate/eval-results';
+import {
+  deleteResultsBefore,
+  evalTenants,
+  gradedRecordIds,
+  insertResults,
+  resultUseCases,
+  type EvalResult,
+} from '../weaviate/eval-results';
 import { gradeOutput } from './grade';
 import type { Progress } from '../progress';
 import type { Redaction } from './redact';
@@ -61,7 +68,10 @@ interface Deps {
 }
 
 /** Cuts the file into chunks of `chunkLines` lines, by byte offsets (one pass, streamed). */
-export async function planEvalImport(deps: { progress?: Progress }, input: { path: string; chunkLines: number }): Promise<{ lines: number; bytes: number; chunks: ImportChunk[] }> {
+export async function planEvalImport(
+  deps: { progress?: Progress },
+  input: { path: string; chunkLines: number },
+): Promise<{ lines: number; bytes: number; chunks: ImportChunk[] }> {
   const chunks: ImportChunk[] = [];
   let offset = 0;
   let lines = 0;
@@ -76,7 +86,13 @@ export async function planEvalImport(deps: { progress?: Progress }, input: { pat
       inChunk += 1;
       // A chunk ends at its line count, or earlier when its bytes would make a large read.
       if (inChunk === input.chunkLines || offset + i + 1 - chunkStart >= MAX_CHUNK_BYTES) {
-        chunks.push({ index: chunks.length, start: chunkStart, end: offset + i + 1, firstLine: chunkFirst, lines: inChunk });
+        chunks.push({
+          index: chunks.length,
+          start: chunkStart,
+          end: offset + i + 1,
+          firstLine: chunkFirst,
+          lines: inChunk,
+        });
         chunkStart = offset + i + 1;
         chunkFirst = lines + 1;
         inChunk = 0;
@@ -90,14 +106,22 @@ export async function planEvalImport(deps: { progress?: Progress }, input: { pat
     lines += 1;
     inChunk += 1;
   }
-  if (inChunk > 0) chunks.push({ index: chunks.length, start: chunkStart, end: offset, firstLine: chunkFirst, lines: inChunk });
+  if (inChunk > 0)
+    chunks.push({ index: chunks.length, start: chunkStart, end: offset, firstLine: chunkFirst, lines: inChunk });
   return { lines, bytes: offset, chunks };
 }
 
 /** The chunk's lines; a line too long to grade is counted, never read into memory. */
 async function readChunk(path: string, chunk: ImportChunk): Promise<JsonlLine[]> {
   const lines: JsonlLine[] = [];
-  for await (const line of readJsonlLines({ path, start: chunk.start, end: chunk.end, firstLine: chunk.firstLine, maxBytes: MAX_LINE_BYTES })) lines.push(line);
+  for await (const line of readJsonlLines({
+    path,
+    start: chunk.start,
+    end: chunk.end,
+    firstLine: chunk.firstLine,
+    maxBytes: MAX_LINE_BYTES,
+  }))
+    lines.push(line);
   return lines;
 }
 
@@ -109,10 +133,22 @@ const redactionCount = (r: Redaction) => Object.values(r.counts).reduce((a, b) =
  */
 async function storedResult(
   deps: Pick<Deps, 'cpu' | 'signal'>,
-  o: { record: LoggedCall; runId: string; useCase: string; importedAt: number; grading: Grading; rules: { id: string; severity?: string; category?: string }[] },
+  o: {
+    record: LoggedCall;
+    runId: string;
+    useCase: string;
+    importedAt: number;
+    grading: Grading;
+    rules: { id: string; severity?: string; category?: string }[];
+  },
 ): Promise<EvalResult> {
   const { record, grading } = o;
-  const texts = [...record.messages.map((m) => m.content), record.output, grading.correctness.explanation, ...grading.rules.map((r) => r.explanation)];
+  const texts = [
+    ...record.messages.map((m) => m.content),
+    record.output,
+    grading.correctness.explanation,
+    ...grading.rules.map((r) => r.explanation),
+  ];
   const clean = await deps.cpu.run({ task: 'redactTexts', input: { texts }, signal: deps.signal });
   const messages = record.messages.map((m, i) => ({ role: m.role, content: clean[i].text }));
   const call = clean.slice(0, messages.length + 1);
@@ -143,14 +179,23 @@ async function storedResult(
 }
 
 /** A record that took longer than its CPU budget is counted as failed, with the reason; anything else fails the chunk. */
-const tooCostly = (err: unknown): err is ApplicationFailure => err instanceof ApplicationFailure && err.type === FAILURE_TYPES.tooCostly;
+const tooCostly = (err: unknown): err is ApplicationFailure =>
+  err instanceof ApplicationFailure && err.type === FAILURE_TYPES.tooCostly;
 
 export async function gradeImportChunk(
   deps: Deps,
   input: { tenant: string; runId: string; path: string; chunk: ImportChunk; useCase?: string; importedAt: number },
 ): Promise<ChunkOutcome> {
   const lines = await readChunk(input.path, input.chunk);
-  const outcome: ChunkOutcome = { lines: lines.length, graded: 0, alreadyGraded: 0, duplicates: 0, invalid: 0, failed: 0, problems: [] };
+  const outcome: ChunkOutcome = {
+    lines: lines.length,
+    graded: 0,
+    alreadyGraded: 0,
+    duplicates: 0,
+    invalid: 0,
+    failed: 0,
+    problems: [],
+  };
   const problem = (line: number, kind: ImportProblem['kind'], error: string) => {
     if (outcome.problems.length < MAX_PROBLEMS) outcome.problems.push({ line, kind, error });
   };
@@ -196,8 +241,21 @@ export async function gradeImportChunk(
       continue;
     }
     try {
-      const grading = await gradeOutput(deps, { messages: record.messages, output: record.output, rules: useCase.rules });
-      results.push(await storedResult(deps, { record, runId: input.runId, useCase: useCaseName, importedAt: input.importedAt, grading, rules: useCase.rules }));
+      const grading = await gradeOutput(deps, {
+        messages: record.messages,
+        output: record.output,
+        rules: useCase.rules,
+      });
+      results.push(
+        await storedResult(deps, {
+          record,
+          runId: input.runId,
+          useCase: useCaseName,
+          importedAt: input.importedAt,
+          grading,
+          rules: useCase.rules,
+        }),
+      );
     } catch (err) {
       if (!tooCostly(err)) throw err;
       outcome.failed += 1;
@@ -213,7 +271,10 @@ export async function gradeImportChunk(
 }
 
 /** Deletes, for every tenant and use case, the results older than the use case's retention. */
-export async function purgeExpiredResults(deps: Pick<Deps, 'weaviate' | 'useCases' | 'progress'>, input: { now: number }): Promise<{ tenants: number; deleted: number }> {
+export async function purgeExpiredResults(
+  deps: Pick<Deps, 'weaviate' | 'useCases' | 'progress'>,
+  input: { now: number },
+): Promise<{ tenants: number; deleted: number }> {
   let deleted = 0;
   const tenants = await evalTenants(deps);
   for (const tenant of tenants) {

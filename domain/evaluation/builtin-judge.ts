@@ -18,14 +18,23 @@ export const NEEDS_MODEL = 'this rule needs a model judge: the built-in judge ca
  * Grades one rule; exported for the benchmark and the tests. A rule read only in part fails when
  * the part read fails; otherwise it is not_applicable, saying what was checked and what was not.
  */
-export function gradeRule(rule: Pick<Rule, 'id' | 'description'>, ctx: { messages: Message[]; output: string }): RuleResult {
+export function gradeRule(
+  rule: Pick<Rule, 'id' | 'description'>,
+  ctx: { messages: Message[]; output: string },
+): RuleResult {
   const { check, unread } = readRule(rule.description);
   if (!check) return { ruleId: rule.id, outcome: 'not_applicable', explanation: NEEDS_MODEL };
   const r = runCheck(check, ctx);
-  if (!unread.length || r.outcome === 'not_applicable') return { ruleId: rule.id, outcome: r.outcome, explanation: r.explanation };
+  if (!unread.length || r.outcome === 'not_applicable')
+    return { ruleId: rule.id, outcome: r.outcome, explanation: r.explanation };
   const rest = unread.map((u) => `"${u}"`).join(', ');
-  if (r.outcome === 'fail') return { ruleId: rule.id, outcome: 'fail', explanation: `${r.explanation} (not checked: ${rest})` };
-  return { ruleId: rule.id, outcome: 'not_applicable', explanation: `partly checked (${r.explanation}); ${NEEDS_MODEL} for ${rest}` };
+  if (r.outcome === 'fail')
+    return { ruleId: rule.id, outcome: 'fail', explanation: `${r.explanation} (not checked: ${rest})` };
+  return {
+    ruleId: rule.id,
+    outcome: 'not_applicable',
+    explanation: `partly checked (${r.explanation}); ${NEEDS_MODEL} for ${rest}`,
+  };
 }
 
 /** Share of the output's distinct content words that also occur in the input messages (0..1). */
@@ -45,7 +54,11 @@ export type JudgeRule = Pick<Rule, 'id' | 'description'> & Partial<Pick<Rule, 'c
 
 export function gradeWithBuiltinJudge(input: { messages: Message[]; output: string; rules: JudgeRule[] }): Grading {
   const { messages, output } = input;
-  const rules: Rule[] = input.rules.map((r) => ({ ...r, category: r.category ?? 'Custom', severity: r.severity ?? 'warning' }));
+  const rules: Rule[] = input.rules.map((r) => ({
+    ...r,
+    category: r.category ?? 'Custom',
+    severity: r.severity ?? 'warning',
+  }));
   const results = rules.map((rule) => gradeRule(rule, { messages, output }));
   const severity = new Map(rules.map((r) => [r.id, r.severity]));
   const gradable = results.filter((r) => r.outcome !== 'not_applicable');
@@ -64,16 +77,26 @@ export function gradeWithBuiltinJudge(input: { messages: Message[]; output: stri
     const share = gradable.length ? passed / gradable.length : 1;
     const g = grounding(messages, output);
     score = 5 * (0.8 * share + 0.2 * (g ?? 0.5));
-    notes.push(gradable.length ? `${passed} of ${gradable.length} checkable rules passed.` : 'No rule could be checked by the built-in judge.');
-    if (g !== undefined) notes.push(`${pct(g)} of the output's content words also occur in the input (a rough grounding signal).`);
+    notes.push(
+      gradable.length
+        ? `${passed} of ${gradable.length} checkable rules passed.`
+        : 'No rule could be checked by the built-in judge.',
+    );
+    if (g !== undefined)
+      notes.push(`${pct(g)} of the output's content words also occur in the input (a rough grounding signal).`);
     if (criticalFailed.length) {
       verdict = 'defect';
       score = Math.min(score, 2);
-      notes.push(`Critical rule${criticalFailed.length > 1 ? 's' : ''} failed: ${criticalFailed.map((r) => r.ruleId).join(', ')}.`);
+      notes.push(
+        `Critical rule${criticalFailed.length > 1 ? 's' : ''} failed: ${criticalFailed.map((r) => r.ruleId).join(', ')}.`,
+      );
     }
   }
-  if (unreadable) notes.push(`${unreadable} rule${unreadable > 1 ? 's' : ''} need${unreadable > 1 ? '' : 's'} a model judge.`);
-  notes.push('The built-in judge checks verifiable form rules only; it cannot verify factual correctness or whether the output fully answers the request.');
+  if (unreadable)
+    notes.push(`${unreadable} rule${unreadable > 1 ? 's' : ''} need${unreadable > 1 ? '' : 's'} a model judge.`);
+  notes.push(
+    'The built-in judge checks verifiable form rules only; it cannot verify factual correctness or whether the output fully answers the request.',
+  );
 
   return {
     correctness: { verdict, score: Math.round(score * 10) / 10, explanation: notes.join(' ') },

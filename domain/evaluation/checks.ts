@@ -12,7 +12,10 @@ export type Relation = 'at_least' | 'at_most' | 'less_than' | 'more_than' | 'exa
 export type Count = { relation: Relation; n: number } | { relation: 'between'; min: number; max: number };
 
 export type Check =
-  | { kind: 'words' | 'sentences' | 'characters' | 'bullets' | 'highlights' | 'placeholders' | 'capital_words'; count: Count }
+  | {
+      kind: 'words' | 'sentences' | 'characters' | 'bullets' | 'highlights' | 'placeholders' | 'capital_words';
+      count: Count;
+    }
   | { kind: 'paragraphs'; count: Count; separator: 'divider' | 'blank_line' }
   | { kind: 'paragraph_first_word'; nth: number; word: string }
   | { kind: 'keywords' | 'forbidden_words' | 'mentions'; words: string[] }
@@ -27,7 +30,19 @@ export type Check =
   | { kind: 'two_responses'; separator: string }
   | { kind: 'links'; required: boolean }
   | { kind: 'links_grounded' }
-  | { kind: 'lowercase' | 'uppercase' | 'json' | 'title' | 'quotation' | 'no_commas' | 'no_emails' | 'no_phones' | 'no_card_numbers' | 'no_secrets' }
+  | {
+      kind:
+        | 'lowercase'
+        | 'uppercase'
+        | 'json'
+        | 'title'
+        | 'quotation'
+        | 'no_commas'
+        | 'no_emails'
+        | 'no_phones'
+        | 'no_card_numbers'
+        | 'no_secrets';
+    }
   | { kind: 'all'; checks: Check[] };
 
 export interface Message {
@@ -47,24 +62,42 @@ export interface CheckResult {
 
 export function satisfies(actual: number, c: Count): boolean {
   switch (c.relation) {
-    case 'at_least': return actual >= c.n;
-    case 'at_most': return actual <= c.n;
-    case 'less_than': return actual < c.n;
-    case 'more_than': return actual > c.n;
-    case 'exactly': return actual === c.n;
-    case 'between': return actual >= c.min && actual <= c.max;
+    case 'at_least':
+      return actual >= c.n;
+    case 'at_most':
+      return actual <= c.n;
+    case 'less_than':
+      return actual < c.n;
+    case 'more_than':
+      return actual > c.n;
+    case 'exactly':
+      return actual === c.n;
+    case 'between':
+      return actual >= c.min && actual <= c.max;
   }
 }
 
-const RELATION_TEXT: Record<Relation, string> = { at_least: 'at least', at_most: 'at most', less_than: 'fewer than', more_than: 'more than', exactly: 'exactly' };
+const RELATION_TEXT: Record<Relation, string> = {
+  at_least: 'at least',
+  at_most: 'at most',
+  less_than: 'fewer than',
+  more_than: 'more than',
+  exactly: 'exactly',
+};
 
 /** "at least 300", "between 2 and 4". */
-export const describeCount = (c: Count): string => (c.relation === 'between' ? `between ${c.min} and ${c.max}` : `${RELATION_TEXT[c.relation]} ${c.n}`);
+export const describeCount = (c: Count): string =>
+  c.relation === 'between' ? `between ${c.min} and ${c.max}` : `${RELATION_TEXT[c.relation]} ${c.n}`;
 
 const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
 const verdict = (pass: boolean, explanation: string): CheckResult => ({ outcome: pass ? 'pass' : 'fail', explanation });
-const counted = (actual: number, c: Count, unit: string) => verdict(satisfies(actual, c), `${plural(actual, unit)}; ${describeCount(c)} required`);
-const listed = (items: string[], max = 3) => items.slice(0, max).map((s) => JSON.stringify(s)).join(', ') + (items.length > max ? ` and ${items.length - max} more` : '');
+const counted = (actual: number, c: Count, unit: string) =>
+  verdict(satisfies(actual, c), `${plural(actual, unit)}; ${describeCount(c)} required`);
+const listed = (items: string[], max = 3) =>
+  items
+    .slice(0, max)
+    .map((s) => JSON.stringify(s))
+    .join(', ') + (items.length > max ? ` and ${items.length - max} more` : '');
 
 /** The request a "repeat the request" rule refers to: the last user message without the repeat instruction. */
 export function requestToRepeat(messages: Message[]): string | undefined {
@@ -73,7 +106,8 @@ export function requestToRepeat(messages: Message[]): string | undefined {
   const text = user.content.trim();
   const cue = /\b(?:repeat|repleat|restate|reproduce|echo|recite)\b/i;
   const blocks = text.split(/\n\s*\n/);
-  if (blocks.length > 1 && cue.test(blocks[0]) && /\b(?:below|following)\b/i.test(blocks[0])) return blocks.slice(1).join('\n\n').trim();
+  if (blocks.length > 1 && cue.test(blocks[0]) && /\b(?:below|following)\b/i.test(blocks[0]))
+    return blocks.slice(1).join('\n\n').trim();
   const lines = text.split('\n');
   const at = lines.findIndex((line) => cue.test(line));
   if (at > 0) return lines.slice(0, at).join('\n').trim();
@@ -88,17 +122,32 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       const results = check.checks.map((c) => runCheck(c, ctx));
       const failed = results.filter((r) => r.outcome === 'fail');
       const shown = [...failed, ...results.filter((r) => r.outcome !== 'fail')];
-      return { outcome: failed.length ? 'fail' : results.every((r) => r.outcome === 'not_applicable') ? 'not_applicable' : 'pass', explanation: shown.map((r) => r.explanation).join('; ') };
+      return {
+        outcome: failed.length
+          ? 'fail'
+          : results.every((r) => r.outcome === 'not_applicable')
+            ? 'not_applicable'
+            : 'pass',
+        explanation: shown.map((r) => r.explanation).join('; '),
+      };
     }
-    case 'words': return counted(m.countWords(out), check.count, 'word');
-    case 'sentences': return counted(m.countSentences(out), check.count, 'sentence');
-    case 'characters': return counted([...out].length, check.count, 'character');
-    case 'bullets': return counted(m.countBullets(out), check.count, 'bullet point');
-    case 'highlights': return counted(m.countHighlights(out), check.count, 'highlighted section');
-    case 'placeholders': return counted(m.countPlaceholders(out), check.count, 'placeholder in square brackets');
-    case 'capital_words': return counted(m.capitalWords(out).length, check.count, 'all-capital word');
+    case 'words':
+      return counted(m.countWords(out), check.count, 'word');
+    case 'sentences':
+      return counted(m.countSentences(out), check.count, 'sentence');
+    case 'characters':
+      return counted([...out].length, check.count, 'character');
+    case 'bullets':
+      return counted(m.countBullets(out), check.count, 'bullet point');
+    case 'highlights':
+      return counted(m.countHighlights(out), check.count, 'highlighted section');
+    case 'placeholders':
+      return counted(m.countPlaceholders(out), check.count, 'placeholder in square brackets');
+    case 'capital_words':
+      return counted(m.capitalWords(out).length, check.count, 'all-capital word');
     case 'paragraphs': {
-      if (check.separator === 'blank_line') return counted(m.blankLineParagraphs(out).length, check.count, 'paragraph (blank-line separated)');
+      if (check.separator === 'blank_line')
+        return counted(m.blankLineParagraphs(out).length, check.count, 'paragraph (blank-line separated)');
       const n = m.dividerParagraphs(out);
       if (n === undefined) return verdict(false, 'an empty paragraph between two *** dividers');
       return counted(n, check.count, 'paragraph (*** separated)');
@@ -106,46 +155,89 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
     case 'paragraph_first_word': {
       const paragraphs = m.blankLineParagraphs(out);
       const p = paragraphs[check.nth - 1];
-      if (!p) return verdict(false, `only ${plural(paragraphs.length, 'paragraph')}; paragraph ${check.nth} must start with "${check.word}"`);
+      if (!p)
+        return verdict(
+          false,
+          `only ${plural(paragraphs.length, 'paragraph')}; paragraph ${check.nth} must start with "${check.word}"`,
+        );
       const first = m.firstWord(p);
-      return verdict(first === check.word.toLowerCase(), `paragraph ${check.nth} starts with "${first}"; "${check.word}" required`);
+      return verdict(
+        first === check.word.toLowerCase(),
+        `paragraph ${check.nth} starts with "${first}"; "${check.word}" required`,
+      );
     }
     case 'keywords': {
-      const present = occurIn(out.toLowerCase(), check.words.map((w) => w.toLowerCase()));
+      const present = occurIn(
+        out.toLowerCase(),
+        check.words.map((w) => w.toLowerCase()),
+      );
       const missing = check.words.filter((_, i) => !present[i]);
-      return verdict(!missing.length, missing.length ? `missing ${listed(missing)}` : `contains ${listed(check.words)}`);
+      return verdict(
+        !missing.length,
+        missing.length ? `missing ${listed(missing)}` : `contains ${listed(check.words)}`,
+      );
     }
     case 'mentions': {
       const missing = check.words.filter((w) => !m.containsWord(out, w));
-      return verdict(!missing.length, missing.length ? `does not mention ${listed(missing)}` : `mentions ${listed(check.words)}`);
+      return verdict(
+        !missing.length,
+        missing.length ? `does not mention ${listed(missing)}` : `mentions ${listed(check.words)}`,
+      );
     }
     case 'forbidden_words': {
       const found = check.words.filter((w) => m.containsWord(out, w));
-      return verdict(!found.length, found.length ? `uses forbidden ${listed(found)}` : `none of ${listed(check.words)} used`);
+      return verdict(
+        !found.length,
+        found.length ? `uses forbidden ${listed(found)}` : `none of ${listed(check.words)} used`,
+      );
     }
     case 'keyword_frequency': {
       const n = m.countOccurrences(out, check.word);
-      return verdict(satisfies(n, check.count), `"${check.word}" occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`);
+      return verdict(
+        satisfies(n, check.count),
+        `"${check.word}" occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`,
+      );
     }
     case 'letter_frequency': {
       const n = m.countLetter(out, check.letter);
-      return verdict(satisfies(n, check.count), `the letter "${check.letter}" occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`);
+      return verdict(
+        satisfies(n, check.count),
+        `the letter "${check.letter}" occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`,
+      );
     }
     case 'language': {
       const found = detectLanguages(m.languageSample(out));
       const want = languageName(check.code);
-      if (!found.length) return { outcome: 'not_applicable', explanation: `too little text to tell its language; ${want} required` };
+      if (!found.length)
+        return { outcome: 'not_applicable', explanation: `too little text to tell its language; ${want} required` };
       const names = found.map(languageName);
-      const seen = found.length > 1 ? `detected ${names[0]} (${names.slice(1).join(', ')} about as likely)` : `detected ${names[0]}`;
+      const seen =
+        found.length > 1
+          ? `detected ${names[0]} (${names.slice(1).join(', ')} about as likely)`
+          : `detected ${names[0]}`;
       return verdict(found.includes(check.code), `${seen}; ${want} required`);
     }
     case 'lowercase': {
       const upper = [...new Set(out.match(/\p{Lu}/gu) ?? [])];
-      return verdict(m.isAllLower(out), m.isAllLower(out) ? 'all letters are lowercase' : upper.length ? `capital letters used: ${upper.slice(0, 5).join(' ')}` : 'no letters');
+      return verdict(
+        m.isAllLower(out),
+        m.isAllLower(out)
+          ? 'all letters are lowercase'
+          : upper.length
+            ? `capital letters used: ${upper.slice(0, 5).join(' ')}`
+            : 'no letters',
+      );
     }
     case 'uppercase': {
       const lower = [...new Set(out.match(/\p{Ll}/gu) ?? [])];
-      return verdict(m.isAllUpper(out), m.isAllUpper(out) ? 'all letters are capitals' : lower.length ? `lowercase letters used: ${lower.slice(0, 5).join(' ')}` : 'no letters');
+      return verdict(
+        m.isAllUpper(out),
+        m.isAllUpper(out)
+          ? 'all letters are capitals'
+          : lower.length
+            ? `lowercase letters used: ${lower.slice(0, 5).join(' ')}`
+            : 'no letters',
+      );
     }
     case 'json': {
       const parsed = m.parseJsonOutput(out);
@@ -158,7 +250,12 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
     case 'quotation': {
       const t = out.trim();
       const ok = t.length > 1 && t[0] === '"' && t[t.length - 1] === '"';
-      return verdict(ok, ok ? 'wrapped in double quotation marks' : `starts with ${JSON.stringify(t.slice(0, 1))} and ends with ${JSON.stringify(t.slice(-1))}, not both "`);
+      return verdict(
+        ok,
+        ok
+          ? 'wrapped in double quotation marks'
+          : `starts with ${JSON.stringify(t.slice(0, 1))} and ends with ${JSON.stringify(t.slice(-1))}, not both "`,
+      );
     }
     case 'no_commas': {
       const n = (out.match(/,/g) ?? []).length;
@@ -168,62 +265,129 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       const sep = check.separator;
       const parts = m.splitTwoResponses(out, sep);
       if (!parts) return verdict(false, `an empty response between two ${sep} separators`);
-      if (parts.length !== 2) return verdict(false, `${plural(parts.length, 'response')} separated by ${sep}; 2 required`);
-      return verdict(parts[0].trim() !== parts[1].trim(), parts[0].trim() === parts[1].trim() ? 'the two responses are identical' : `two different responses separated by ${sep}`);
+      if (parts.length !== 2)
+        return verdict(false, `${plural(parts.length, 'response')} separated by ${sep}; 2 required`);
+      return verdict(
+        parts[0].trim() !== parts[1].trim(),
+        parts[0].trim() === parts[1].trim()
+          ? 'the two responses are identical'
+          : `two different responses separated by ${sep}`,
+      );
     }
     case 'options': {
       const present = occurIn(out.trim(), check.options);
       const hit = check.options.find((_, i) => present[i]);
-      return verdict(!!hit, hit ? `answers with ${JSON.stringify(hit)}` : `none of the options ${listed(check.options, 5)} in the answer`);
+      return verdict(
+        !!hit,
+        hit ? `answers with ${JSON.stringify(hit)}` : `none of the options ${listed(check.options, 5)} in the answer`,
+      );
     }
-    case 'sections': return counted(m.countSections(out, check.marker), check.count, `section marked "${check.marker} N"`);
+    case 'sections':
+      return counted(m.countSections(out, check.marker), check.count, `section marked "${check.marker} N"`);
     case 'postscript': {
       const ok = m.hasPostscript(out, check.marker);
-      return verdict(ok, ok ? `postscript starting with ${check.marker}` : `no postscript starting with ${check.marker}`);
+      return verdict(
+        ok,
+        ok ? `postscript starting with ${check.marker}` : `no postscript starting with ${check.marker}`,
+      );
     }
     case 'starts_with': {
-      const strip = (x: string) => x.trim().replace(/^[#>*_"'\s]+/, '').toLowerCase();
+      const strip = (x: string) =>
+        x
+          .trim()
+          .replace(/^[#>*_"'\s]+/, '')
+          .toLowerCase();
       const ok = strip(out).startsWith(strip(check.phrase));
-      return verdict(ok, ok ? `starts with "${check.phrase}"` : `starts with "${out.trim().slice(0, 40)}", not "${check.phrase}"`);
+      return verdict(
+        ok,
+        ok ? `starts with "${check.phrase}"` : `starts with "${out.trim().slice(0, 40)}", not "${check.phrase}"`,
+      );
     }
     case 'ends_with': {
       const loose = (x: string) => (check.loose ? x.replace(/(?<![.\s])[.\s]+$/, '') : x);
-      const ok = loose(out.trim().replace(/^"+|(?<!")"+$/g, '').toLowerCase()).endsWith(loose(check.phrase.trim().toLowerCase()));
-      return verdict(ok, ok ? `ends with "${check.phrase}"` : `ends with "${out.trim().slice(-40)}", not "${check.phrase}"`);
+      const ok = loose(
+        out
+          .trim()
+          .replace(/^"+|(?<!")"+$/g, '')
+          .toLowerCase(),
+      ).endsWith(loose(check.phrase.trim().toLowerCase()));
+      return verdict(
+        ok,
+        ok ? `ends with "${check.phrase}"` : `ends with "${out.trim().slice(-40)}", not "${check.phrase}"`,
+      );
     }
     case 'repeat_request': {
       const request = check.text ?? requestToRepeat(ctx.messages);
-      if (!request) return { outcome: 'not_applicable', explanation: 'no user request in the messages to compare with' };
+      if (!request)
+        return { outcome: 'not_applicable', explanation: 'no user request in the messages to compare with' };
       const ok = out.trim().toLowerCase().startsWith(request.trim().toLowerCase());
-      return verdict(ok, ok ? 'starts by repeating the request word for word' : `does not start with the request word for word ("${request.slice(0, 40)}…")`);
+      return verdict(
+        ok,
+        ok
+          ? 'starts by repeating the request word for word'
+          : `does not start with the request word for word ("${request.slice(0, 40)}…")`,
+      );
     }
     case 'links': {
       const links = findLinks(out);
-      if (check.required) return verdict(links.length > 0, links.length ? `contains a link (${links[0]})` : 'no link found');
-      return verdict(!links.length, links.length ? `contains ${plural(links.length, 'link')}: ${listed(links)}` : 'no links');
+      if (check.required)
+        return verdict(links.length > 0, links.length ? `contains a link (${links[0]})` : 'no link found');
+      return verdict(
+        !links.length,
+        links.length ? `contains ${plural(links.length, 'link')}: ${listed(links)}` : 'no links',
+      );
     }
     case 'links_grounded': {
-      const input = ctx.messages.map((msg) => msg.content).join('\n').toLowerCase();
+      const input = ctx.messages
+        .map((msg) => msg.content)
+        .join('\n')
+        .toLowerCase();
       const links = findLinks(out);
-      const grounded = occurIn(input, links.map((l) => l.toLowerCase().replace(/(?<!\/)\/+$/, '')));
+      const grounded = occurIn(
+        input,
+        links.map((l) => l.toLowerCase().replace(/(?<!\/)\/+$/, '')),
+      );
       const invented = links.filter((_, i) => !grounded[i]);
-      return verdict(!invented.length, invented.length ? `links not found in the input: ${listed(invented)}` : 'every link appears in the input');
+      return verdict(
+        !invented.length,
+        invented.length ? `links not found in the input: ${listed(invented)}` : 'every link appears in the input',
+      );
     }
     case 'no_emails': {
       const found = findEmails(out);
-      return verdict(!found.length, found.length ? `contains ${plural(found.length, 'email address')}: ${found.map(mask).join(', ')}` : 'no email addresses');
+      return verdict(
+        !found.length,
+        found.length
+          ? `contains ${plural(found.length, 'email address')}: ${found.map(mask).join(', ')}`
+          : 'no email addresses',
+      );
     }
     case 'no_phones': {
       const found = findPhones(out);
-      return verdict(!found.length, found.length ? `contains ${plural(found.length, 'phone number')}: ${found.map(mask).join(', ')}` : 'no phone numbers');
+      return verdict(
+        !found.length,
+        found.length
+          ? `contains ${plural(found.length, 'phone number')}: ${found.map(mask).join(', ')}`
+          : 'no phone numbers',
+      );
     }
     case 'no_card_numbers': {
       const found = findCardNumbers(out);
-      return verdict(!found.length, found.length ? `contains ${plural(found.length, 'card number')} passing the Luhn check: ${found.map(mask).join(', ')}` : 'no card numbers');
+      return verdict(
+        !found.length,
+        found.length
+          ? `contains ${plural(found.length, 'card number')} passing the Luhn check: ${found.map(mask).join(', ')}`
+          : 'no card numbers',
+      );
     }
     case 'no_secrets': {
       const found = findSecrets(out);
-      return verdict(!found.length, found.length ? `contains secrets: ${found.map((s) => `${s.kind} ${s.masked}`).join(', ')}` : 'no secrets such as keys, tokens or passwords');
+      return verdict(
+        !found.length,
+        found.length
+          ? `contains secrets: ${found.map((s) => `${s.kind} ${s.masked}`).join(', ')}`
+          : 'no secrets such as keys, tokens or passwords',
+      );
     }
   }
 }

@@ -16,9 +16,15 @@ export interface GradeInput {
   rules: Rule[];
 }
 
-export async function gradeOutput(deps: { chat: ChatGateway; cpu: CpuPool; signal?: AbortSignal; progress?: Progress }, input: GradeInput): Promise<Grading> {
+export async function gradeOutput(
+  deps: { chat: ChatGateway; cpu: CpuPool; signal?: AbortSignal; progress?: Progress },
+  input: GradeInput,
+): Promise<Grading> {
   const work = deps.chat.complete
     ? gradeWithModel({ chat: deps.chat, ...input, signal: deps.signal })
     : deps.cpu.run({ task: 'gradeBuiltin', input, signal: deps.signal });
-  return heartbeating(work, { progress: deps.progress, details: { phase: 'grading', rules: input.rules.length, outputChars: input.output.length } });
+  return heartbeating(work, {
+    progress: deps.progress,
+    details: { phase: 'grading', rules: input.rules.length, outputChars: input.output.length },
+  });
 }

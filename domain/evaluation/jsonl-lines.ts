@@ -22,7 +22,13 @@ const READ_BYTES = 64 * 1024;
  * of the file), numbered from `firstLine`. A last line without a newline counts; nothing after a
  * final newline does. The file is read into one reused buffer: only the lines kept are copied.
  */
-export async function* readJsonlLines(o: { path: string; maxBytes: number; start?: number; end?: number; firstLine?: number }): AsyncGenerator<JsonlLine> {
+export async function* readJsonlLines(o: {
+  path: string;
+  maxBytes: number;
+  start?: number;
+  end?: number;
+  firstLine?: number;
+}): AsyncGenerator<JsonlLine> {
   let position = o.start ?? 0;
   let line = o.firstLine ?? 1;
   let parts: Buffer[] = [];
@@ -43,7 +49,7 @@ export async function* readJsonlLines(o: { path: string; maxBytes: number; start
       const { bytesRead } = await handle.read(buffer, 0, want, position);
       if (bytesRead === 0) break;
       position += bytesRead;
-      for (let at = 0; at < bytesRead; ) {
+      for (let at = 0; at < bytesRead;) {
         const newline = buffer.indexOf(NEWLINE, at);
         const to = newline === -1 || newline >= bytesRead ? bytesRead : newline;
         bytes += to - at;

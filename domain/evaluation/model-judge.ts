@@ -23,7 +23,12 @@ const SYSTEM = [
   'Reply with JSON only: {"correctness": {"verdict", "score", "explanation"} (only when asked), "rules": [{"ruleId", "outcome", "explanation"}]}.',
 ].join('\n');
 
-export function judgeMessages(o: { messages: { role: string; content: string }[]; output: string; rules: Rule[]; withCorrectness: boolean }): ChatMessage[] {
+export function judgeMessages(o: {
+  messages: { role: string; content: string }[];
+  output: string;
+  rules: Rule[];
+  withCorrectness: boolean;
+}): ChatMessage[] {
   const data = {
     conversation: o.messages,
     output: o.output,
@@ -37,21 +42,40 @@ export function judgeMessages(o: { messages: { role: string; content: string }[]
 }
 
 /** The model's reply for one batch, checked against the batch's rule ids and the enums. */
-export function parseJudgeReply(content: string, rules: Rule[], withCorrectness: boolean): { correctness?: Grading['correctness']; rules: RuleResult[] } {
+export function parseJudgeReply(
+  content: string,
+  rules: Rule[],
+  withCorrectness: boolean,
+): { correctness?: Grading['correctness']; rules: RuleResult[] } {
   const reply = replyObject(content);
   if (!Array.isArray(reply.rules)) throw unreadable('no "rules" list');
   const byId = new Map<string, RuleResult>();
   for (const r of reply.rules) {
-    if (typeof r?.ruleId !== 'string' || !(RULE_OUTCOMES as readonly string[]).includes(r.outcome)) throw unreadable('a rule result without a known ruleId and outcome');
-    byId.set(r.ruleId, { ruleId: r.ruleId, outcome: r.outcome, explanation: typeof r.explanation === 'string' ? r.explanation : '' });
+    if (typeof r?.ruleId !== 'string' || !(RULE_OUTCOMES as readonly string[]).includes(r.outcome))
+      throw unreadable('a rule result without a known ruleId and outcome');
+    byId.set(r.ruleId, {
+      ruleId: r.ruleId,
+      outcome: r.outcome,
+      explanation: typeof r.explanation === 'string' ? r.explanation : '',
+    });
   }
   const missing = rules.filter((r) => !byId.has(r.id));
   if (missing.length) throw unreadable(`no result for rule ${missing[0].id}`);
   let correctness: Grading['correctness'] | undefined;
   if (withCorrectness) {
     const c = reply.correctness;
-    if (!(VERDICTS as readonly string[]).includes(c?.verdict) || typeof c?.score !== 'number' || c.score < 0 || c.score > 5) throw unreadable('no valid correctness');
-    correctness = { verdict: c.verdict, score: c.score, explanation: typeof c.explanation === 'string' ? c.explanation : '' };
+    if (
+      !(VERDICTS as readonly string[]).includes(c?.verdict) ||
+      typeof c?.score !== 'number' ||
+      c.score < 0 ||
+      c.score > 5
+    )
+      throw unreadable('no valid correctness');
+    correctness = {
+      verdict: c.verdict,
+      score: c.score,
+      explanation: typeof c.explanation === 'string' ? c.explanation : '',
+    };
   }
   return { correctness, rules: rules.map((r) => byId.get(r.id)!) };
 }
@@ -71,7 +95,11 @@ export async function gradeWithModel(o: {
   let correctness: Grading['correctness'] | undefined;
   for (const [i, batch] of batches.entries()) {
     const withCorrectness = i === 0;
-    const content = await o.chat.complete({ messages: judgeMessages({ ...o, rules: batch, withCorrectness }), json: true, signal: o.signal });
+    const content = await o.chat.complete({
+      messages: judgeMessages({ ...o, rules: batch, withCorrectness }),
+      json: true,
+      signal: o.signal,
+    });
     const parsed = parseJudgeReply(content, batch, withCorrectness);
     correctness ??= parsed.correctness;
     results.push(...parsed.rules);

@@ -8,7 +8,15 @@
  */
 import { isIPv6 } from 'node:net';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
-import { cardSpans, emailSpans, phoneSpans, randomTokenSpans, SCHEME_NAME, type Span, TO_SCHEME } from './sensitive-data';
+import {
+  cardSpans,
+  emailSpans,
+  phoneSpans,
+  randomTokenSpans,
+  SCHEME_NAME,
+  type Span,
+  TO_SCHEME,
+} from './sensitive-data';
 
 export const PLACEHOLDERS = {
   privateKey: '[PRIVATE_KEY]',
@@ -31,7 +39,12 @@ interface Finding extends Span {
 }
 
 /** Matches of `re` (or of its capture group `group`), kept when `accept` says so. */
-const matches = (text: string, re: RegExp, type: RedactionType, o: { group?: number; accept?: (s: string) => boolean } = {}): Finding[] =>
+const matches = (
+  text: string,
+  re: RegExp,
+  type: RedactionType,
+  o: { group?: number; accept?: (s: string) => boolean } = {},
+): Finding[] =>
   [...text.matchAll(new RegExp(re.source, `${re.flags}d`))].flatMap((m) => {
     const [start, end] = m.indices![o.group ?? 0] ?? [];
     if (start === undefined || (o.accept && !o.accept(text.slice(start, end)))) return [];
@@ -49,7 +62,10 @@ const API_KEYS = [
 ];
 
 /** US social security numbers and UK national insurance numbers. */
-const NATIONAL_IDS = [/\b(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}\b/g, /\b(?![DFIQUV])[A-CEGHJ-PR-TW-Z](?![DFIQUVO])[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b/g];
+const NATIONAL_IDS = [
+  /\b(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}\b/g,
+  /\b(?![DFIQUV])[A-CEGHJ-PR-TW-Z](?![DFIQUVO])[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b/g,
+];
 
 const IPV4 = /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.]|\.\d)/g;
 const IPV6 = /(?<![\w:])(?:[0-9a-f]{1,4}:){2,7}:?[0-9a-f]{0,4}(?::[0-9a-f]{1,4})*(?![\w:])/gi;
@@ -59,17 +75,26 @@ function findings(text: string): Finding[] {
   return [
     ...matches(text, /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g, 'privateKey'),
     ...matches(text, /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, 'jwt'),
-    ...matches(text, new RegExp(String.raw`${TO_SCHEME}${SCHEME_NAME}:\/\/[^\s:/@]+:([^\s@/]+)@`, 'gi'), 'password', { group: 2 }),
+    ...matches(text, new RegExp(String.raw`${TO_SCHEME}${SCHEME_NAME}:\/\/[^\s:/@]+:([^\s@/]+)@`, 'gi'), 'password', {
+      group: 2,
+    }),
     ...API_KEYS.flatMap((re) => matches(text, re, 'apiKey')),
     ...matches(text, /\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)/g, 'secret', { group: 1 }),
-    ...matches(text, /\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)\b["']?\s*[:=]\s*["']?([^\s"'<>,;]{6,})/gi, 'secret', { group: 1 }),
+    ...matches(
+      text,
+      /\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)\b["']?\s*[:=]\s*["']?([^\s"'<>,;]{6,})/gi,
+      'secret',
+      { group: 1 },
+    ),
     ...randomTokenSpans(text).map((s) => ({ ...s, type: 'secret' as const })),
     ...emailSpans(text).map((s) => ({ ...s, type: 'email' as const })),
     ...matches(text, IBAN, 'iban', { accept: (s) => isValidIBAN(electronicFormatIBAN(s) ?? '') }),
     ...cardSpans(text).map((s) => ({ ...s, type: 'card' as const })),
     ...NATIONAL_IDS.flatMap((re) => matches(text, re, 'nationalId')),
     ...matches(text, IPV4, 'ip'),
-    ...matches(text, IPV6, 'ip', { accept: (s) => isIPv6(s) && (s.match(/:/g) ?? []).length >= 2 && /[0-9a-f]{1,4}:[0-9a-f]{0,4}:/i.test(s) }),
+    ...matches(text, IPV6, 'ip', {
+      accept: (s) => isIPv6(s) && (s.match(/:/g) ?? []).length >= 2 && /[0-9a-f]{1,4}:[0-9a-f]{0,4}:/i.test(s),
+    }),
     ...phoneSpans(text).map((s) => ({ ...s, type: 'phone' as const })),
   ];
 }
@@ -88,7 +113,9 @@ const RANK = new Map(Object.keys(PLACEHOLDERS).map((type, i) => [type, i]));
  * costs the findings' total length (each detector's findings do not overlap one another).
  */
 export function redact(text: string): Redaction {
-  const all = findings(text).sort((a, b) => RANK.get(a.type)! - RANK.get(b.type)! || b.end - b.start - (a.end - a.start));
+  const all = findings(text).sort(
+    (a, b) => RANK.get(a.type)! - RANK.get(b.type)! || b.end - b.start - (a.end - a.start),
+  );
   const taken = new Uint8Array(text.length);
   const kept: Finding[] = [];
   for (const f of all) {

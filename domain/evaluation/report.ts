@@ -87,12 +87,22 @@ export function buildReport(results: readonly EvalResult[], scope: ReportScope, 
     const failures: (CriticalFailure & { at: number })[] = [];
     for (const call of calls) {
       for (const r of call.rules) {
-        const stat = rules.get(r.ruleId) ?? { ruleId: r.ruleId, category: r.category, severity: r.severity, pass: 0, fail: 0, notGradable: 0, passRate: null, interval: null };
+        const stat = rules.get(r.ruleId) ?? {
+          ruleId: r.ruleId,
+          category: r.category,
+          severity: r.severity,
+          pass: 0,
+          fail: 0,
+          notGradable: 0,
+          passRate: null,
+          interval: null,
+        };
         rules.set(r.ruleId, stat);
         if (r.outcome === 'pass') stat.pass += 1;
         else if (r.outcome === 'fail') stat.fail += 1;
         else stat.notGradable += 1;
-        if (r.outcome === 'fail' && r.severity === 'critical') failures.push({ recordId: call.recordId, ruleId: r.ruleId, explanation: r.explanation, at: call.loggedAt });
+        if (r.outcome === 'fail' && r.severity === 'critical')
+          failures.push({ recordId: call.recordId, ruleId: r.ruleId, explanation: r.explanation, at: call.loggedAt });
       }
     }
     for (const stat of rules.values()) {
@@ -106,9 +116,15 @@ export function buildReport(results: readonly EvalResult[], scope: ReportScope, 
       correctnessMean: calls.reduce((s, c) => s + (c.correctness?.score ?? 0), 0) / calls.length,
       defectRate: calls.filter((c) => c.correctness?.verdict === 'defect').length / calls.length,
       notGradable: [...rules.values()].reduce((s, r) => s + r.notGradable, 0),
-      rules: [...rules.values()].sort((a, b) => (SEVERITY_ORDER[a.severity] ?? 1) - (SEVERITY_ORDER[b.severity] ?? 1) || (a.ruleId < b.ruleId ? -1 : 1)),
+      rules: [...rules.values()].sort(
+        (a, b) =>
+          (SEVERITY_ORDER[a.severity] ?? 1) - (SEVERITY_ORDER[b.severity] ?? 1) || (a.ruleId < b.ruleId ? -1 : 1),
+      ),
       criticalFailures: failures.length,
-      examples: failures.sort((a, b) => b.at - a.at).slice(0, EXAMPLES).map(({ at: _at, ...f }) => f),
+      examples: failures
+        .sort((a, b) => b.at - a.at)
+        .slice(0, EXAMPLES)
+        .map(({ at: _at, ...f }) => f),
     };
   });
   models.sort((a, b) => (a.model < b.model ? -1 : 1));
@@ -132,38 +148,67 @@ function scopeLine(scope: ReportScope): string {
 function ruleIds(report: EvalReport): RuleStat[] {
   const seen = new Map<string, RuleStat>();
   for (const m of report.models) for (const r of m.rules) if (!seen.has(r.ruleId)) seen.set(r.ruleId, r);
-  return [...seen.values()].sort((a, b) => (SEVERITY_ORDER[a.severity] ?? 1) - (SEVERITY_ORDER[b.severity] ?? 1) || (a.ruleId < b.ruleId ? -1 : 1));
+  return [...seen.values()].sort(
+    (a, b) => (SEVERITY_ORDER[a.severity] ?? 1) - (SEVERITY_ORDER[b.severity] ?? 1) || (a.ruleId < b.ruleId ? -1 : 1),
+  );
 }
 
 export function renderMarkdown(report: EvalReport): string {
-  const lines = [`# Evaluation report`, '', `${mdCell(scopeLine(report.scope))}; ${report.calls} graded calls; generated ${report.generatedAt}`, ''];
+  const lines = [
+    `# Evaluation report`,
+    '',
+    `${mdCell(scopeLine(report.scope))}; ${report.calls} graded calls; generated ${report.generatedAt}`,
+    '',
+  ];
   if (report.calls === 0) return [...lines, 'No graded calls match.', ''].join('\n');
   const models = report.models;
   lines.push('## Critical failures', '');
   for (const m of models) {
-    lines.push(`- **${mdCell(m.model)}**: ${m.criticalFailures} critical failure${m.criticalFailures === 1 ? '' : 's'}`);
-    for (const f of m.examples) lines.push(`  - ${mdCell(f.recordId)}, ${mdCell(f.ruleId)}: ${mdCell(f.explanation.slice(0, 200))}`);
+    lines.push(
+      `- **${mdCell(m.model)}**: ${m.criticalFailures} critical failure${m.criticalFailures === 1 ? '' : 's'}`,
+    );
+    for (const f of m.examples)
+      lines.push(`  - ${mdCell(f.recordId)}, ${mdCell(f.ruleId)}: ${mdCell(f.explanation.slice(0, 200))}`);
   }
-  lines.push('', '## Models', '', `| | ${models.map((m) => mdCell(m.model)).join(' | ')} |`, `|---|${models.map(() => '---|').join('')}`);
+  lines.push(
+    '',
+    '## Models',
+    '',
+    `| | ${models.map((m) => mdCell(m.model)).join(' | ')} |`,
+    `|---|${models.map(() => '---|').join('')}`,
+  );
   lines.push(`| calls graded | ${models.map((m) => m.calls).join(' | ')} |`);
   lines.push(`| correctness mean (0–5) | ${models.map((m) => m.correctnessMean.toFixed(2)).join(' | ')} |`);
   lines.push(`| defect rate | ${models.map((m) => pct(m.defectRate)).join(' | ')} |`);
   lines.push(`| not gradable (rule results) | ${models.map((m) => m.notGradable).join(' | ')} |`);
-  lines.push('', '## Rules: pass rate (95 % interval), over the calls each rule applied to', '', `| rule | severity | ${models.map((m) => mdCell(m.model)).join(' | ')} |`, `|---|---|${models.map(() => '---|').join('')}`);
+  lines.push(
+    '',
+    '## Rules: pass rate (95 % interval), over the calls each rule applied to',
+    '',
+    `| rule | severity | ${models.map((m) => mdCell(m.model)).join(' | ')} |`,
+    `|---|---|${models.map(() => '---|').join('')}`,
+  );
   for (const rule of ruleIds(report)) {
     const cells = models.map((m) => {
       const s = m.rules.find((r) => r.ruleId === rule.ruleId);
       if (!s) return '';
-      return s.passRate === null ? `not gradable (${s.notGradable})` : `${pct(s.passRate)} (${interval(s.interval)}), n=${s.pass + s.fail}${s.notGradable ? `, not gradable ${s.notGradable}` : ''}`;
+      return s.passRate === null
+        ? `not gradable (${s.notGradable})`
+        : `${pct(s.passRate)} (${interval(s.interval)}), n=${s.pass + s.fail}${s.notGradable ? `, not gradable ${s.notGradable}` : ''}`;
     });
     lines.push(`| ${mdCell(rule.ruleId)} | ${mdCell(rule.severity)} | ${cells.join(' | ')} |`);
   }
   return [...lines, ''].join('\n');
 }
 
-const html = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const html = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 /** JSON inside a <script> element: `<` escaped so no text can close the element. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+const scriptJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
 const PAGE_SCRIPT = `
 (function () {
@@ -206,7 +251,9 @@ export function renderHtml(report: EvalReport, o: { chartJs: string }): string {
   const models = report.models;
   const rules = ruleIds(report);
   // The chart shows the rules some call could be graded on; the table lists them all.
-  const gradable = rules.map((r) => r.ruleId).filter((id) => models.some((m) => m.rules.some((r) => r.ruleId === id && r.passRate !== null)));
+  const gradable = rules
+    .map((r) => r.ruleId)
+    .filter((id) => models.some((m) => m.rules.some((r) => r.ruleId === id && r.passRate !== null)));
   const rows = rules
     .map((rule) => {
       const cells = models.map((m) => {
@@ -219,7 +266,10 @@ export function renderHtml(report: EvalReport, o: { chartJs: string }): string {
     })
     .join('\n');
   const failures = models
-    .map((m) => `<li><b>${html(m.model)}</b>: ${m.criticalFailures} critical failures<ul>${m.examples.map((f) => `<li>${html(f.recordId)}, ${html(f.ruleId)}: ${html(f.explanation.slice(0, 200))}</li>`).join('')}</ul></li>`)
+    .map(
+      (m) =>
+        `<li><b>${html(m.model)}</b>: ${m.criticalFailures} critical failures<ul>${m.examples.map((f) => `<li>${html(f.recordId)}, ${html(f.ruleId)}: ${html(f.explanation.slice(0, 200))}</li>`).join('')}</ul></li>`,
+    )
     .join('\n');
   const height = Math.max(200, gradable.length * Math.max(1, models.length) * 18 + 80);
   return `<!doctype html>

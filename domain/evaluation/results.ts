@@ -24,7 +24,11 @@ const OUTCOME_RANK: Record<RuleResult['outcome'], number> = { fail: 0, pass: 1, 
 export function orderRuleResults(rules: Rule[], results: RuleResult[]): RuleResult[] {
   const severity = new Map(rules.map((r) => [r.id, SEVERITY_RANK[r.severity ?? 'warning'] ?? 1]));
   const position = new Map(rules.map((r, i) => [r.id, i]));
-  const key = (r: RuleResult) => [OUTCOME_RANK[r.outcome], r.outcome === 'fail' ? (severity.get(r.ruleId) ?? 1) : 0, position.get(r.ruleId) ?? 0];
+  const key = (r: RuleResult) => [
+    OUTCOME_RANK[r.outcome],
+    r.outcome === 'fail' ? (severity.get(r.ruleId) ?? 1) : 0,
+    position.get(r.ruleId) ?? 0,
+  ];
   return [...results].sort((a, b) => {
     const [ka, kb] = [key(a), key(b)];
     return ka[0] - kb[0] || ka[1] - kb[1] || ka[2] - kb[2];

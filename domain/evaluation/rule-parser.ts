@@ -17,15 +17,47 @@ export type { Check } from './checks';
 
 /** The readers in the order they run: the most specific families claim their words first. */
 const READERS: Reader[] = [
-  s.repeatRequest, s.twoResponses, s.options, s.sections, s.postscript, s.title, s.paragraphFirstWord, s.paragraphs, s.bullets,
-  c.capitalWords, s.highlights, s.placeholders, c.letterFrequency, c.keywordFrequency, c.letterCase, c.language, s.json,
-  s.quotation, s.endsWith, s.startsWith, s.noCommas,
+  s.repeatRequest,
+  s.twoResponses,
+  s.options,
+  s.sections,
+  s.postscript,
+  s.title,
+  s.paragraphFirstWord,
+  s.paragraphs,
+  s.bullets,
+  c.capitalWords,
+  s.highlights,
+  s.placeholders,
+  c.letterFrequency,
+  c.keywordFrequency,
+  c.letterCase,
+  c.language,
+  s.json,
+  s.quotation,
+  s.endsWith,
+  s.startsWith,
+  s.noCommas,
   c.absence(/\be-?mail\s+(?:addresses|address|ids?)\b|\be-?mails\b/, 'no_emails'),
-  c.absence(/\b(?:(?:tele)?phone|mobile|cell(?:ular)?|contact|fax)\s*(?:phone\s*)?(?:numbers?|#)\b|\bphones?\b/, 'no_phones'),
-  c.absence(/\b(?:(?:credit|debit|payment|bank|customer)\s+)?card\s*(?:numbers?|details|data|info(?:rmation)?)\b|\bcredit\s+cards?\b|\bpans?\b/, 'no_card_numbers'),
-  c.absence(/\b(?:secrets?|api[- ]?keys?|access\s+keys?|secret\s+keys?|private\s+keys?|(?:access|auth|api|bearer)\s+tokens?|tokens?|passwords?|passphrases?|credentials?)\b/, 'no_secrets'),
-  c.links, c.mentions, c.forbiddenWords, c.keywords,
-  c.length('words', 'words?'), c.length('sentences', 'sentences?'), c.length('characters', 'characters?|chars'),
+  c.absence(
+    /\b(?:(?:tele)?phone|mobile|cell(?:ular)?|contact|fax)\s*(?:phone\s*)?(?:numbers?|#)\b|\bphones?\b/,
+    'no_phones',
+  ),
+  c.absence(
+    /\b(?:(?:credit|debit|payment|bank|customer)\s+)?card\s*(?:numbers?|details|data|info(?:rmation)?)\b|\bcredit\s+cards?\b|\bpans?\b/,
+    'no_card_numbers',
+  ),
+  c.absence(
+    /\b(?:secrets?|api[- ]?keys?|access\s+keys?|secret\s+keys?|private\s+keys?|(?:access|auth|api|bearer)\s+tokens?|tokens?|passwords?|passphrases?|credentials?)\b/,
+    'no_secrets',
+  ),
+  c.links,
+  c.mentions,
+  c.forbiddenWords,
+  c.keywords,
+  c.length('words', 'words?'),
+  c.length('sentences', 'sentences?'),
+  c.length('characters', 'characters?|chars'),
 ];
 
 export interface ReadRule {
@@ -36,7 +68,8 @@ export interface ReadRule {
 }
 
 /** Words that state an instruction. */
-const INSTRUCTION = /\b(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|ensure|make\s+sure|always|never|do\s+not|don't|avoid|include|mention|use|write|say|add|answer|respond|reply|keep|refer|ask|greet|thank|apologi[sz]e|explain|provide|give|list|describe|summari[sz]e|state|offer|suggest|recommend|cite|stay|start|end|begin|finish|wrap|format|put|contain|written|writing|be)\b/;
+const INSTRUCTION =
+  /\b(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|ensure|make\s+sure|always|never|do\s+not|don't|avoid|include|mention|use|write|say|add|answer|respond|reply|keep|refer|ask|greet|thank|apologi[sz]e|explain|provide|give|list|describe|summari[sz]e|state|offer|suggest|recommend|cite|stay|start|end|begin|finish|wrap|format|put|contain|written|writing|be)\b/;
 /** Words that carry no requirement of their own once the readers have taken theirs. */
 const FILLER = new Set(
   [
@@ -54,7 +87,8 @@ const FILLER = new Set(
     .join(' ')
     .split(' '),
 );
-const PERMISSION = /^\s*(?:you\s+(?:can|may)|feel\s+free|it\s+is\s+(?:ok|fine)|(?:for\s+example|e\.g\.?|i\.e\.?|such\s+as|like)\b)/;
+const PERMISSION =
+  /^\s*(?:you\s+(?:can|may)|feel\s+free|it\s+is\s+(?:ok|fine)|(?:for\s+example|e\.g\.?|i\.e\.?|such\s+as|like)\b)/;
 
 /** Where a run of characters of `is` that contains position i ends, for every i (i itself when not in one). */
 function runEnds(text: string, is: (c: string) => boolean): Int32Array {
@@ -103,7 +137,7 @@ export function clausePieces(text: string): string[] {
   };
   const pieces: string[] = [];
   let start = 0;
-  for (let p = 0; p < text.length; ) {
+  for (let p = 0; p < text.length;) {
     const end = separatorEnd(p);
     if (end === undefined) {
       p += 1;
@@ -122,7 +156,9 @@ function unreadClauses(rt: RuleText): string[] {
     const clause = piece.replace(/⟦\d+⟧/g, ' ').replace(/\s+/g, ' ').trim();
     const low = clause.toLowerCase();
     if (!clause || PERMISSION.test(low) || !INSTRUCTION.test(low)) continue;
-    const content = (low.match(/[\p{L}'’]+/gu) ?? []).map((w) => w.replace(/['’]/g, '')).filter((w) => w.length > 2 && !FILLER.has(w));
+    const content = (low.match(/[\p{L}'’]+/gu) ?? [])
+      .map((w) => w.replace(/['’]/g, ''))
+      .filter((w) => w.length > 2 && !FILLER.has(w));
     if (content.length) out.push(clause);
   }
   return out;

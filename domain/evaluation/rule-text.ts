@@ -7,12 +7,51 @@
 import type { Check, Count, Relation } from './checks';
 
 const SMALL: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, dozen: 12,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  dozen: 12,
 };
-const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
+const TENS: Record<string, number> = {
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+};
 export const ORDINALS: Record<string, number> = {
-  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10, eleventh: 11, twelfth: 12,
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  sixth: 6,
+  seventh: 7,
+  eighth: 8,
+  ninth: 9,
+  tenth: 10,
+  eleventh: 11,
+  twelfth: 12,
 };
 
 /** Replaces matches with a replacement padded by spaces to the match's length, so positions stay the same. */
@@ -36,17 +75,26 @@ export function numbersToDigits(s: string): string {
     return String(base * (scale.toLowerCase() === 'hundred' ? 100 : 1000));
   });
   out = sameLength(out, /\b(\d+)\s+hundred\b/gi, (_x, n) => String(Number(n) * 100));
-  out = sameLength(out, new RegExp(`\\b(${tens})(?:[\\s-](${small}))?\\b`, 'gi'), (_x, t, u) => String(TENS[t.toLowerCase()] + (u ? SMALL[u.toLowerCase()] : 0)));
-  out = sameLength(out, new RegExp(`\\b(?:a\\s+)?(${small})\\b`, 'gi'), (x, w) => (/^a\s/i.test(x) && w.toLowerCase() !== 'dozen' ? x : String(SMALL[w.toLowerCase()])));
+  out = sameLength(out, new RegExp(`\\b(${tens})(?:[\\s-](${small}))?\\b`, 'gi'), (_x, t, u) =>
+    String(TENS[t.toLowerCase()] + (u ? SMALL[u.toLowerCase()] : 0)),
+  );
+  out = sameLength(out, new RegExp(`\\b(?:a\\s+)?(${small})\\b`, 'gi'), (x, w) =>
+    /^a\s/i.test(x) && w.toLowerCase() !== 'dozen' ? x : String(SMALL[w.toLowerCase()]),
+  );
   out = sameLength(out, /\b(?:twice|thrice)\b/gi, (x) => (x.toLowerCase() === 'twice' ? '2×' : '3×'));
   // The lookbehind comes after "once": checked first, it would rescan a run of blanks at each of them.
-  out = sameLength(out, /once\b(?<=\b(?:least|most|exactly|only|just|than|appears?|occurs?|used?|mentioned?|included?|repeated?|it)\s+once)/gi, () => '1×');
+  out = sameLength(
+    out,
+    /once\b(?<=\b(?:least|most|exactly|only|just|than|appears?|occurs?|used?|mentioned?|included?|repeated?|it)\s+once)/gi,
+    () => '1×',
+  );
   out = sameLength(out, /\b(?:a|one)\s+single\b/gi, () => '1');
   out = sameLength(out, /\ba(?=\s+(?:paragraph|sentence|placeholder)\b)/gi, () => '1');
   return out;
 }
 
-const CLAUSE_STARTS = "(?:do\\s+not|don't|never|no|not|use|write|include|answer|respond|reply|keep|make|should|must|may|can|it|avoid|add|end|finish|start|begin|highlight|wrap|put|limit|mention|be|stay|ensure|there|give|provide|format|separate|mark)\\b";
+const CLAUSE_STARTS =
+  "(?:do\\s+not|don't|never|no|not|use|write|include|answer|respond|reply|keep|make|should|must|may|can|it|avoid|add|end|finish|start|begin|highlight|wrap|put|limit|mention|be|stay|ensure|there|give|provide|format|separate|mark)\\b";
 /** Where a clause ends: ", and …", " but …", ", never …". It starts at the comma or where the blanks start, never inside a run of blanks. */
 const CLAUSE_CUT = new RegExp(
   `(?:,|(?<![\\s,]))\\s+(?:and|but|while|plus|also)\\s+(?=${CLAUSE_STARTS})|,\\s+(?=(?:do\\s+not|don't|never|use|write|include|answer|respond|keep|make|avoid|add|end|finish|start|begin|highlight|wrap|put|limit|mention|ensure)\\b)`,
@@ -145,7 +193,9 @@ export class RuleText {
   private cache?: { stops: number[]; cuts: Map<number, number[][]> };
   private read() {
     if (this.cache) return this.cache;
-    const stops = [...this.low.matchAll(/(?<!\b(?:e\.g|i\.e|vs|etc|p\.s|p\.p\.s))[.!?;](?=\s)|\n/g)].map((m) => m.index + m[0].length);
+    const stops = [...this.low.matchAll(/(?<!\b(?:e\.g|i\.e|vs|etc|p\.s|p\.p\.s))[.!?;](?=\s)|\n/g)].map(
+      (m) => m.index + m[0].length,
+    );
     return (this.cache = { stops, cuts: new Map() });
   }
 
@@ -197,7 +247,7 @@ export class RuleText {
   /** All spans of sentences. */
   sentences(): [number, number][] {
     const out: [number, number][] = [];
-    for (let pos = 0; pos < this.low.length; ) {
+    for (let pos = 0; pos < this.low.length;) {
       const [s, e] = this.sentenceAt(pos);
       out.push([s, e]);
       pos = e > pos ? e : pos + 1;
@@ -209,28 +259,100 @@ export class RuleText {
 // --- counts ----------------------------------------------------------------------------------
 
 const REL_BEFORE: [string, Relation][] = [
-  ['at the very least', 'at_least'], ['at the least', 'at_least'], ['at least', 'at_least'], ['no fewer than', 'at_least'], ['no less than', 'at_least'],
-  ['not fewer than', 'at_least'], ['not less than', 'at_least'], ['a minimum of', 'at_least'], ['minimum of', 'at_least'], ['at minimum', 'at_least'],
-  ['at a minimum', 'at_least'], ['minimum', 'at_least'], ['min\\.?', 'at_least'], ['upwards of', 'at_least'], ['no shorter than', 'at_least'], ['≥', 'at_least'], ['>=', 'at_least'],
-  ['more than', 'more_than'], ['greater than', 'more_than'], ['longer than', 'more_than'], ['in excess of', 'more_than'], ['exceeding', 'more_than'],
-  ['over', 'more_than'], ['above', 'more_than'], ['>', 'more_than'],
-  ['at the very most', 'at_most'], ['at the most', 'at_most'], ['at most', 'at_most'], ['no more than', 'at_most'], ['not more than', 'at_most'],
-  ['a maximum of', 'at_most'], ['maximum of', 'at_most'], ['maximum', 'at_most'], ['max\\.?', 'at_most'], ['up to', 'at_most'], ['no longer than', 'at_most'],
-  ['not longer than', 'at_most'], ['not exceeding', 'at_most'], ['not to exceed', 'at_most'], ['limited to', 'at_most'], ['capped at', 'at_most'],
-  ['within', 'at_most'], ['≤', 'at_most'], ['<=', 'at_most'],
-  ['less than', 'less_than'], ['fewer than', 'less_than'], ['shorter than', 'less_than'], ['under', 'less_than'], ['below', 'less_than'], ['<', 'less_than'],
-  ['exactly', 'exactly'], ['precisely', 'exactly'], ['a total of', 'exactly'], ['just', 'exactly'], ['only', 'exactly'], ['strictly', 'exactly'],
+  ['at the very least', 'at_least'],
+  ['at the least', 'at_least'],
+  ['at least', 'at_least'],
+  ['no fewer than', 'at_least'],
+  ['no less than', 'at_least'],
+  ['not fewer than', 'at_least'],
+  ['not less than', 'at_least'],
+  ['a minimum of', 'at_least'],
+  ['minimum of', 'at_least'],
+  ['at minimum', 'at_least'],
+  ['at a minimum', 'at_least'],
+  ['minimum', 'at_least'],
+  ['min\\.?', 'at_least'],
+  ['upwards of', 'at_least'],
+  ['no shorter than', 'at_least'],
+  ['≥', 'at_least'],
+  ['>=', 'at_least'],
+  ['more than', 'more_than'],
+  ['greater than', 'more_than'],
+  ['longer than', 'more_than'],
+  ['in excess of', 'more_than'],
+  ['exceeding', 'more_than'],
+  ['over', 'more_than'],
+  ['above', 'more_than'],
+  ['>', 'more_than'],
+  ['at the very most', 'at_most'],
+  ['at the most', 'at_most'],
+  ['at most', 'at_most'],
+  ['no more than', 'at_most'],
+  ['not more than', 'at_most'],
+  ['a maximum of', 'at_most'],
+  ['maximum of', 'at_most'],
+  ['maximum', 'at_most'],
+  ['max\\.?', 'at_most'],
+  ['up to', 'at_most'],
+  ['no longer than', 'at_most'],
+  ['not longer than', 'at_most'],
+  ['not exceeding', 'at_most'],
+  ['not to exceed', 'at_most'],
+  ['limited to', 'at_most'],
+  ['capped at', 'at_most'],
+  ['within', 'at_most'],
+  ['≤', 'at_most'],
+  ['<=', 'at_most'],
+  ['less than', 'less_than'],
+  ['fewer than', 'less_than'],
+  ['shorter than', 'less_than'],
+  ['under', 'less_than'],
+  ['below', 'less_than'],
+  ['<', 'less_than'],
+  ['exactly', 'exactly'],
+  ['precisely', 'exactly'],
+  ['a total of', 'exactly'],
+  ['just', 'exactly'],
+  ['only', 'exactly'],
+  ['strictly', 'exactly'],
 ];
 const REL_AFTER: [string, Relation][] = [
-  ['or more', 'at_least'], ['or longer', 'at_least'], ['or higher', 'at_least'], ['or greater', 'at_least'], ['or above', 'at_least'], ['or over', 'at_least'], ['and up', 'at_least'], ['and above', 'at_least'],
-  ['at least', 'at_least'], ['at minimum', 'at_least'], ['minimum', 'at_least'], ['min', 'at_least'], ['plus', 'at_least'],
-  ['or fewer', 'at_most'], ['or less', 'at_most'], ['or shorter', 'at_most'], ['or lower', 'at_most'], ['or under', 'at_most'], ['or below', 'at_most'], ['at most', 'at_most'], ['maximum', 'at_most'],
-  ['max', 'at_most'], ['tops', 'at_most'], ['or so', 'exactly'],
+  ['or more', 'at_least'],
+  ['or longer', 'at_least'],
+  ['or higher', 'at_least'],
+  ['or greater', 'at_least'],
+  ['or above', 'at_least'],
+  ['or over', 'at_least'],
+  ['and up', 'at_least'],
+  ['and above', 'at_least'],
+  ['at least', 'at_least'],
+  ['at minimum', 'at_least'],
+  ['minimum', 'at_least'],
+  ['min', 'at_least'],
+  ['plus', 'at_least'],
+  ['or fewer', 'at_most'],
+  ['or less', 'at_most'],
+  ['or shorter', 'at_most'],
+  ['or lower', 'at_most'],
+  ['or under', 'at_most'],
+  ['or below', 'at_most'],
+  ['at most', 'at_most'],
+  ['maximum', 'at_most'],
+  ['max', 'at_most'],
+  ['tops', 'at_most'],
+  ['or so', 'exactly'],
 ];
-const INVERT: Record<Relation, Relation> = { at_least: 'less_than', less_than: 'at_least', at_most: 'more_than', more_than: 'at_most', exactly: 'exactly' };
+const INVERT: Record<Relation, Relation> = {
+  at_least: 'less_than',
+  less_than: 'at_least',
+  at_most: 'more_than',
+  more_than: 'at_most',
+  exactly: 'exactly',
+};
 
 const alt = (list: [string, Relation][]) => list.map(([p]) => p.replace(/ /g, '\\s+')).join('|');
-const relOf = (list: [string, Relation][], phrase: string) => list.find(([p]) => new RegExp(`^(?:${p.replace(/ /g, '\\s+')})$`).test(phrase.trim()))?.[1];
+const relOf = (list: [string, Relation][], phrase: string) =>
+  list.find(([p]) => new RegExp(`^(?:${p.replace(/ /g, '\\s+')})$`).test(phrase.trim()))?.[1];
 const NEGATION = /\b(?:not|never|n't|cannot)\s+(?:[\p{L}']+\s+){0,2}$|n't\s+(?:[\p{L}']+\s+){0,2}$/u;
 /** Verbs that carry a relation: "exceed 50 words", "must not exceed 50 words". */
 const VERB_REL = '(?:exceed|surpass|go\\s+over|go\\s+beyond|top)s?';
@@ -246,7 +368,13 @@ export interface FoundCount {
  * "300+ words", "300 words or more", "between 2 and 4 paragraphs", "no more than 50 words",
  * "must not exceed 50 words", "the word count should be under 50". A bare number gets `bare`.
  */
-export function findCount(low: string, noun: string, bare: Relation, from = 0, to = low.length): FoundCount | undefined {
+export function findCount(
+  low: string,
+  noun: string,
+  bare: Relation,
+  from = 0,
+  to = low.length,
+): FoundCount | undefined {
   const text = low.slice(0, to);
   const adj = '(?:(?!(?:times|of|in|the|per|each|every|and|or)\\b)[\\p{L}-]+\\s+){0,3}?';
   const before = `(?<![\\p{L}])(?<before>${alt(REL_BEFORE)}|${VERB_REL})\\s+(?:of\\s+)?`;
@@ -254,8 +382,14 @@ export function findCount(low: string, noun: string, bare: Relation, from = 0, t
   const patterns: RegExp[] = [
     new RegExp(`\\bbetween\\s+(?<min>\\d+)\\s+(?:and|to|-)\\s+(?<max>\\d+)\\s+${adj}(?:${noun})(?![\\p{L}])`, 'gu'),
     new RegExp(`(?<![\\d.])(?<min>\\d+)\\s*(?:-|–|to)\\s*(?<max>\\d+)\\s+${adj}(?:${noun})(?![\\p{L}])`, 'gu'),
-    new RegExp(`(?:${before})?(?<![\\d.])(?<n>\\d+)(?:(?<plus>\\+)|\\s+(?<after1>or\\s+(?:more|fewer|less|greater|longer|shorter)|plus)\\b)?\\s*${adj}(?:${noun})(?![\\p{L}])(?:\\s+${after})?`, 'gu'),
-    new RegExp(`(?<![\\p{L}])(?:${noun})(?:\\s+(?:count|number|total|length|limit))?\\s*(?:[\\p{L}':]+\\s+|⟦\\d+⟧\\s+){0,5}?${before}(?<n>\\d+)(?!\\s*(?:\\+\\s*)?[\\p{L}\\d%])`, 'gu'),
+    new RegExp(
+      `(?:${before})?(?<![\\d.])(?<n>\\d+)(?:(?<plus>\\+)|\\s+(?<after1>or\\s+(?:more|fewer|less|greater|longer|shorter)|plus)\\b)?\\s*${adj}(?:${noun})(?![\\p{L}])(?:\\s+${after})?`,
+      'gu',
+    ),
+    new RegExp(
+      `(?<![\\p{L}])(?:${noun})(?:\\s+(?:count|number|total|length|limit))?\\s*(?:[\\p{L}':]+\\s+|⟦\\d+⟧\\s+){0,5}?${before}(?<n>\\d+)(?!\\s*(?:\\+\\s*)?[\\p{L}\\d%])`,
+      'gu',
+    ),
   ];
   let best: FoundCount | undefined;
   for (const re of patterns) {
@@ -274,7 +408,8 @@ function countFrom(m: RegExpExecArray, text: string, bare: Relation): FoundCount
   if (g.min !== undefined) return { count: { relation: 'between', min: Number(g.min), max: Number(g.max) }, ...span };
   const n = Number(g.n);
   let relation: Relation | undefined;
-  if (g.before) relation = new RegExp(`^${VERB_REL}$`).test(g.before.trim()) ? 'more_than' : relOf(REL_BEFORE, g.before);
+  if (g.before)
+    relation = new RegExp(`^${VERB_REL}$`).test(g.before.trim()) ? 'more_than' : relOf(REL_BEFORE, g.before);
   else if (g.plus) relation = 'at_least';
   else if (g.after1) relation = relOf(REL_AFTER, g.after1);
   else if (g.after) relation = relOf(REL_AFTER, g.after);
@@ -286,15 +421,29 @@ function countFrom(m: RegExpExecArray, text: string, bare: Relation): FoundCount
 }
 
 /** A list of keywords after a cue: quotes, or plain words separated by commas, "and", "or". */
-export function readList(rt: RuleText, start: number, end = rt.low.length): { items: string[]; end: number } | undefined {
+export function readList(
+  rt: RuleText,
+  start: number,
+  end = rt.low.length,
+): { items: string[]; end: number } | undefined {
   const text = rt.written.slice(start, end);
   const quoted = text.match(/^\s*[:[(]?\s*⟦\d+⟧(?:\s*(?:,\s*(?:and|or)?|and|or|&|\/)\s*⟦\d+⟧)*/u);
-  if (quoted) return { items: [...quoted[0].matchAll(/⟦\d+⟧/g)].map((q) => rt.quote(q[0])!.trim()).filter(Boolean), end: start + quoted[0].length };
-  const stop = '(?:in|into|anywhere|throughout|within|at|from|when|while|for|to|if|as|so|because|inside|across|on|of|such|please|the|your|any|also)';
+  if (quoted)
+    return {
+      items: [...quoted[0].matchAll(/⟦\d+⟧/g)].map((q) => rt.quote(q[0])!.trim()).filter(Boolean),
+      end: start + quoted[0].length,
+    };
+  const stop =
+    '(?:in|into|anywhere|throughout|within|at|from|when|while|for|to|if|as|so|because|inside|across|on|of|such|please|the|your|any|also)';
   const word = `(?!${stop}\\b)[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*`;
-  const plain = text.match(new RegExp(`^\\s*:?\\s*(${word}(?:\\s*(?:,\\s*(?:and|or)?|and|or|&|\\/)\\s*${word})*)`, 'iu'));
+  const plain = text.match(
+    new RegExp(`^\\s*:?\\s*(${word}(?:\\s*(?:,\\s*(?:and|or)?|and|or|&|\\/)\\s*${word})*)`, 'iu'),
+  );
   if (!plain) return undefined;
-  const items = plain[1].split(/\s*(?:,\s*(?:and|or)?|\band\b|\bor\b|&|\/)\s*/i).map((s) => s.trim()).filter(Boolean);
+  const items = plain[1]
+    .split(/\s*(?:,\s*(?:and|or)?|\band\b|\bor\b|&|\/)\s*/i)
+    .map((s) => s.trim())
+    .filter(Boolean);
   return items.length ? { items, end: start + plain[0].length } : undefined;
 }
 
@@ -304,8 +453,10 @@ export function readList(rt: RuleText, start: number, end = rt.low.length): { it
 export type Reader = (rt: RuleText) => Check | Check[] | undefined;
 
 export const Q = '⟦\\d+⟧';
-const NEG = /\b(?:no|not|never|without|avoid|avoiding|refrain|refraining|cannot|zero|free\s+of|exclude|excluding|omit|omitting|forbid|forbidden|prohibit|prohibited|banned|disallowed|redact|redacted|remove|strip|mask|masked|hide|leak|leaking|expose|exposing|reveal|revealing|disclose|disclosing)\b|n't\b/;
-const NEG_AFTER = /^[^.;\n]{0,40}?\b(?:(?:are|is|be)\s+(?:not\s+allowed|forbidden|prohibited|banned|disallowed|off-limits|not\s+permitted)|must\s+not|should\s+not|may\s+not|must\s+be\s+(?:removed|redacted|masked|hidden))\b/;
+const NEG =
+  /\b(?:no|not|never|without|avoid|avoiding|refrain|refraining|cannot|zero|free\s+of|exclude|excluding|omit|omitting|forbid|forbidden|prohibit|prohibited|banned|disallowed|redact|redacted|remove|strip|mask|masked|hide|leak|leaking|expose|exposing|reveal|revealing|disclose|disclosing)\b|n't\b/;
+const NEG_AFTER =
+  /^[^.;\n]{0,40}?\b(?:(?:are|is|be)\s+(?:not\s+allowed|forbidden|prohibited|banned|disallowed|off-limits|not\s+permitted)|must\s+not|should\s+not|may\s+not|must\s+be\s+(?:removed|redacted|masked|hidden))\b/;
 
 /** The first match of `re` in the unconsumed text, with its absolute position. */
 export function find(rt: RuleText, re: RegExp, from = 0): RegExpExecArray | undefined {
@@ -338,7 +489,7 @@ export function linesStartingWith(low: string, rest: RegExp): [number, number][]
   const blanks = /\s*/y;
   const here = new RegExp(rest.source, `${rest.flags.replace(/[gy]/g, '')}y`);
   const out: [number, number][] = [];
-  for (let line = 0; line <= low.length && isLineStart(line); ) {
+  for (let line = 0; line <= low.length && isLineStart(line);) {
     blanks.lastIndex = line;
     blanks.exec(low);
     const first = blanks.lastIndex;
@@ -352,7 +503,10 @@ export function linesStartingWith(low: string, rest: RegExp): [number, number][]
 /** Whether a negation precedes `pos` within its clause (or the sentence says the thing is not allowed after it). */
 export function negated(rt: RuleText, pos: number, after?: number): boolean {
   const [s, e] = rt.clauseAt(pos);
-  return NEG.test(rt.low.slice(Math.max(s, pos - 60), pos)) || (after !== undefined && NEG_AFTER.test(rt.low.slice(after, e)));
+  return (
+    NEG.test(rt.low.slice(Math.max(s, pos - 60), pos)) ||
+    (after !== undefined && NEG_AFTER.test(rt.low.slice(after, e)))
+  );
 }
 export const atLeastOne: Count = { relation: 'at_least', n: 1 };
 export const NONE: Count = { relation: 'exactly', n: 0 };

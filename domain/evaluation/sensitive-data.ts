@@ -8,9 +8,13 @@
  * starts only where such a run starts, never again at each character inside it.
  */
 
-const TLDS = 'com|org|net|io|dev|app|ai|co|edu|gov|info|biz|me|us|uk|de|fr|es|it|nl|eu|ca|au|in|jp|cn|ru|br|ch|se|no|ly|gg|tv|xyz|cloud|tech|site|online|help|support';
+const TLDS =
+  'com|org|net|io|dev|app|ai|co|edu|gov|info|biz|me|us|uk|de|fr|es|it|nl|eu|ca|au|in|jp|cn|ru|br|ch|se|no|ly|gg|tv|xyz|cloud|tech|site|online|help|support';
 
-const BARE_DOMAIN = new RegExp(`(?<![@\\w.-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+(?:${TLDS})(?:/[^\\s<>()"']*)?(?![\\w@-])`, 'gi');
+const BARE_DOMAIN = new RegExp(
+  `(?<![@\\w.-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+(?:${TLDS})(?:/[^\\s<>()"']*)?(?![\\w@-])`,
+  'gi',
+);
 const withoutTrailingPunctuation = (s: string) => s.replace(/(?<![.,;:!?])[.,;:!?]+$/, '');
 
 /**
@@ -41,7 +45,11 @@ export interface Span {
   text: string;
 }
 
-const span = (m: RegExpMatchArray, text = m[0], offset = 0): Span => ({ start: m.index! + offset, end: m.index! + offset + text.length, text });
+const span = (m: RegExpMatchArray, text = m[0], offset = 0): Span => ({
+  start: m.index! + offset,
+  end: m.index! + offset + text.length,
+  text,
+});
 
 /**
  * The matches `text.matchAll(new RegExp(pattern, 'g' + flags))` returns, for a pattern that starts
@@ -54,7 +62,7 @@ function runMatches(text: string, o: { run: string; pattern: string; flags: stri
   const atRunStart = new RegExp(`(?<!${o.run})${o.pattern}`, `g${o.flags}`);
   const here = new RegExp(o.pattern, `y${o.flags}`);
   const out: RegExpExecArray[] = [];
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     here.lastIndex = at;
     let m = at > 0 ? here.exec(text) : null;
     if (!m) {
@@ -69,7 +77,9 @@ function runMatches(text: string, o: { run: string; pattern: string; flags: stri
 }
 
 export const emailSpans = (text: string): Span[] =>
-  runMatches(text, { run: '[\\w.+-]', pattern: '[\\w.+-]+@[\\w-]+(?:\\.[\\w-]+)*\\.[a-z]{2,}', flags: 'i' }).map((m) => span(m));
+  runMatches(text, { run: '[\\w.+-]', pattern: '[\\w.+-]+@[\\w-]+(?:\\.[\\w-]+)*\\.[a-z]{2,}', flags: 'i' }).map((m) =>
+    span(m),
+  );
 export const findEmails = (text: string): string[] => emailSpans(text).map((s) => s.text);
 
 /**
@@ -142,8 +152,14 @@ export const SECRET_PATTERNS: [string, RegExp][] = [
   ['OpenAI-style key', /\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}\b/],
   ['JSON web token', /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/],
   ['bearer token', /\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*/],
-  ['credential assignment', /\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|token)\b["']?\s*[:=]\s*["']?[^\s"'<>]{6,}/i],
-  ['connection string with a password', new RegExp(String.raw`${TO_SCHEME}(?<found>${SCHEME_NAME}:\/\/[^\s:/@]+:[^\s@/]+@[^\s]+)`, 'i')],
+  [
+    'credential assignment',
+    /\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|token)\b["']?\s*[:=]\s*["']?[^\s"'<>]{6,}/i,
+  ],
+  [
+    'connection string with a password',
+    new RegExp(String.raw`${TO_SCHEME}(?<found>${SCHEME_NAME}:\/\/[^\s:/@]+:[^\s@/]+@[^\s]+)`, 'i'),
+  ],
 ];
 
 /** A long random-looking string (letters and digits mixed, 32+ characters) is treated as a secret too. */

@@ -10,9 +10,75 @@
 export const countWords = (text: string): number => text.match(/[\p{L}\p{N}_]+/gu)?.length ?? 0;
 
 /** Abbreviations before a name, after which a period never ends a sentence (Dr. Smith). */
-const TITLES = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'sr', 'jr', 'capt', 'lt', 'col', 'sgt', 'gen', 'gov', 'sen', 'rep', 'mt', 'ft', 'hon', 'messrs', 'mme', 'vs', 'v', 'fig', 'figs', 'vol', 'pp']);
+const TITLES = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'st',
+  'sr',
+  'jr',
+  'capt',
+  'lt',
+  'col',
+  'sgt',
+  'gen',
+  'gov',
+  'sen',
+  'rep',
+  'mt',
+  'ft',
+  'hon',
+  'messrs',
+  'mme',
+  'vs',
+  'v',
+  'fig',
+  'figs',
+  'vol',
+  'pp',
+]);
 /** Abbreviations that end a sentence only when a capitalised word follows. */
-const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'cf', 'al', 'u.s', 'u.k', 'u.n', 'a.m', 'p.m', 'ph.d', 'd.c', 'n.y', 'l.a', 'viz', 'ca', 'approx', 'misc', 'inc', 'ltd', 'co', 'corp', 'dept', 'est', 'ed', 'eds', 'jan', 'feb', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec']);
+const ABBREVIATIONS = new Set([
+  'e.g',
+  'i.e',
+  'etc',
+  'cf',
+  'al',
+  'u.s',
+  'u.k',
+  'u.n',
+  'a.m',
+  'p.m',
+  'ph.d',
+  'd.c',
+  'n.y',
+  'l.a',
+  'viz',
+  'ca',
+  'approx',
+  'misc',
+  'inc',
+  'ltd',
+  'co',
+  'corp',
+  'dept',
+  'est',
+  'ed',
+  'eds',
+  'jan',
+  'feb',
+  'apr',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'sept',
+  'oct',
+  'nov',
+  'dec',
+]);
 
 /**
  * The sentences of a text, approximating NLTK's Punkt tokenizer as IFEval uses it: a break follows
@@ -30,12 +96,15 @@ export function splitSentences(text: string): string[] {
     const nextLower = /^["'“‘([*]*\p{Ll}/u.test(next);
     let brk = true;
     if (marks.endsWith('.') && !/[?!]/.test(marks)) {
-      if (marks.length >= 2) brk = nextUpper; // ellipsis
+      if (marks.length >= 2)
+        brk = nextUpper; // ellipsis
       else if (TITLES.has(word)) brk = false;
       else if (word === 'no') brk = !/^\d/.test(next);
       else if (ABBREVIATIONS.has(word)) brk = nextUpper;
-      else if (/^\p{L}$/u.test(word) && word !== 'i') brk = false; // an initial
-      else if (/^[-+]?[.,]?\d[\d,.-]*$/.test(word)) brk = !nextLower; // a number or list index
+      else if (/^\p{L}$/u.test(word) && word !== 'i')
+        brk = false; // an initial
+      else if (/^[-+]?[.,]?\d[\d,.-]*$/.test(word))
+        brk = !nextLower; // a number or list index
       else if (/^(?:\p{L}\.)+\p{L}$/u.test(word)) brk = nextUpper; // acronyms such as U.S
     }
     if (!brk) continue;
@@ -100,7 +169,8 @@ export function firstWord(paragraph: string): string {
 
 /** Markdown bullet items: lines starting with `*` (not `**`) or `-`. */
 export const countBullets = (text: string): number =>
-  (text.match(/^[^\S\n\r\u2028\u2029]*\*[^*].*$/gm)?.length ?? 0) + (text.match(/^[^\S\n\r\u2028\u2029]*-.*$/gm)?.length ?? 0);
+  (text.match(/^[^\S\n\r\u2028\u2029]*\*[^*].*$/gm)?.length ?? 0) +
+  (text.match(/^[^\S\n\r\u2028\u2029]*-.*$/gm)?.length ?? 0);
 
 /** Highlighted sections: `*text*` and `**text**` with some non-blank text inside. */
 export function countHighlights(text: string): number {
@@ -132,7 +202,11 @@ export function findTitle(text: string): string | undefined {
     const open = line.indexOf('<<');
     const close = line.lastIndexOf('>>');
     if (open < 0 || close < open + 3) continue;
-    const title = line.slice(open, close + 2).replace(/^<+/, '').replace(/(?<!>)>+$/, '').trim();
+    const title = line
+      .slice(open, close + 2)
+      .replace(/^<+/, '')
+      .replace(/(?<!>)>+$/, '')
+      .trim();
     if (title) return title;
   }
   return undefined;
@@ -140,7 +214,7 @@ export function findTitle(text: string): string | undefined {
 
 /** Occurrences of a keyword, case-insensitive, inside longer words too (IFEval's count). */
 export const countOccurrences = (text: string, keyword: string): number =>
-  keyword ? text.match(new RegExp(escapeRegExp(keyword), 'gi'))?.length ?? 0 : 0;
+  keyword ? (text.match(new RegExp(escapeRegExp(keyword), 'gi'))?.length ?? 0) : 0;
 
 /** Whether a word or phrase occurs as a whole word (case-insensitive). */
 export const containsWord = (text: string, word: string): boolean =>
@@ -167,7 +241,8 @@ export function languageSample(text: string): string {
 }
 
 /** Whether a keyword occurs anywhere, case-insensitive (IFEval's keyword existence check). */
-export const containsText = (text: string, keyword: string): boolean => text.toLowerCase().includes(keyword.toLowerCase());
+export const containsText = (text: string, keyword: string): boolean =>
+  text.toLowerCase().includes(keyword.toLowerCase());
 
 export const countLetter = (text: string, letter: string): number => {
   const l = letter.toLowerCase();

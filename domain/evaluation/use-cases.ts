@@ -68,18 +68,31 @@ export function parseUseCase(o: { name: string; file: string; text: string }): U
   const value = doc.toJS({ maxAliasCount: 100 }) ?? {};
   if (!validateFile(value)) {
     const [err] = validateFile.errors!;
-    const pathParts = err.instancePath.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
+    const pathParts = err.instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
     // The closest node that exists: the field itself, or the object that lacks it.
     let node: any;
-    for (let n = pathParts.length; n >= 0 && !node?.range; n--) node = n === 0 ? doc.contents : doc.getIn(pathParts.slice(0, n), true);
+    for (let n = pathParts.length; n >= 0 && !node?.range; n--)
+      node = n === 0 ? doc.contents : doc.getIn(pathParts.slice(0, n), true);
     throw new UseCaseError(`${o.file}${at(node?.range?.[0])}: ${formatAjvError(err, '')}`);
   }
   const ids = new Set<string>();
   value.rules.forEach((rule, i) => {
-    if (ids.has(rule.id)) throw new UseCaseError(`${o.file}${at((doc.getIn(['rules', i, 'id'], true) as any)?.range?.[0])}: /rules/${i}/id repeats the rule id "${rule.id}"`);
+    if (ids.has(rule.id))
+      throw new UseCaseError(
+        `${o.file}${at((doc.getIn(['rules', i, 'id'], true) as any)?.range?.[0])}: /rules/${i}/id repeats the rule id "${rule.id}"`,
+      );
     ids.add(rule.id);
   });
-  return { name: o.name, file: o.file, description: value.description, rules: value.rules, logging: value.logging as UseCase['logging'] };
+  return {
+    name: o.name,
+    file: o.file,
+    description: value.description,
+    rules: value.rules,
+    logging: value.logging as UseCase['logging'],
+  };
 }
 
 /** The use cases shipped with the service; `USE_CASES_DIR` points elsewhere. */
@@ -103,7 +116,9 @@ export class UseCaseStore {
 
   private candidates(name: string, tenant?: string): string[] {
     const shared = path.join(this.dir, `${name}.yaml`);
-    return tenant && TENANT_PATTERN.test(tenant) ? [path.join(this.dir, 'tenants', tenant, `${name}.yaml`), shared] : [shared];
+    return tenant && TENANT_PATTERN.test(tenant)
+      ? [path.join(this.dir, 'tenants', tenant, `${name}.yaml`), shared]
+      : [shared];
   }
 
   private read(file: string, name: string): UseCase | UseCaseError | undefined {

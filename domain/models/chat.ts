@@ -23,7 +23,11 @@ export interface ChatGateway {
 /** The model service answered with something that is not a usable reply; retryable (the next may be). */
 export const MODEL_OUTPUT_INVALID = 'ModelOutputInvalid';
 export const unreadable = (why: string) =>
-  ApplicationFailure.create({ type: MODEL_OUTPUT_INVALID, message: `the model service returned an answer that could not be read (${why})`, nonRetryable: false });
+  ApplicationFailure.create({
+    type: MODEL_OUTPUT_INVALID,
+    message: `the model service returned an answer that could not be read (${why})`,
+    nonRetryable: false,
+  });
 
 /** A JSON-mode reply as an object (a code fence around it is tolerated), or an unreadable failure. */
 export function replyObject(content: string): Record<string, any> {
@@ -39,13 +43,26 @@ export function replyObject(content: string): Record<string, any> {
 
 export function createChatGateway(config: ServicesConfig['chat']): ChatGateway {
   if (!config) return { engine: 'local', model: 'local-extractive' };
-  const client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 });
+  const client = new OpenAI({
+    baseURL: config.baseUrl,
+    apiKey: config.apiKey,
+    timeout: config.timeoutMs,
+    maxRetries: 0,
+  });
   return {
     engine: 'openai',
     model: config.model,
     async complete({ messages, json, signal }) {
       const res = await client.chat.completions
-        .create({ model: config.model, messages, temperature: 0, ...(json ? { response_format: { type: 'json_object' as const } } : {}) }, { signal })
+        .create(
+          {
+            model: config.model,
+            messages,
+            temperature: 0,
+            ...(json ? { response_format: { type: 'json_object' as const } } : {}),
+          },
+          { signal },
+        )
         .catch((err) => {
           // A body that is not JSON at all: the service answered, but nothing readable.
           throw err instanceof SyntaxError ? unreadable('its response is not JSON') : err;

@@ -79,7 +79,7 @@ class TenantQueues {
    */
   shiftBatch(joins: (job: Job, taken: readonly Job[]) => boolean): Job[] {
     const taken: Job[] = [];
-    for (let tookOne = true; tookOne; ) {
+    for (let tookOne = true; tookOne;) {
       tookOne = false;
       for (const [tenant, q] of [...this.queues]) {
         if (taken.length > 0 && !joins(q[0], taken)) continue;
@@ -149,7 +149,14 @@ export class EmbeddingScheduler {
    * `batcher` that fit; resolves with its own output. Rejects with the signal's reason if the
    * signal aborts before the output arrives.
    */
-  runBatched<I, O>(o: { tenant: string; kind: CallKind; signal?: AbortSignal; item: I; cost: number; batcher: Batcher<I, O> }): Promise<O> {
+  runBatched<I, O>(o: {
+    tenant: string;
+    kind: CallKind;
+    signal?: AbortSignal;
+    item: I;
+    cost: number;
+    batcher: Batcher<I, O>;
+  }): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       if (o.signal?.aborted) return reject(o.signal.reason);
       const job: Job = {

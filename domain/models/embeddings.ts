@@ -38,7 +38,14 @@ export interface Embedder {
    * queries are (one call, ahead of background passages, the fast lane when short, bounded by
    * `queryTimeoutMs`), but embedded as passages, whole. Queries are always interactive.
    */
-  embed(args: { texts: string[]; inputType: EmbeddingInput; tenant?: string; signal?: AbortSignal; onBatch?: () => void; interactive?: boolean }): Promise<number[][]>;
+  embed(args: {
+    texts: string[];
+    inputType: EmbeddingInput;
+    tenant?: string;
+    signal?: AbortSignal;
+    onBatch?: () => void;
+    interactive?: boolean;
+  }): Promise<number[][]>;
   readonly model: string;
 }
 
@@ -77,7 +84,9 @@ function splitBack(items: readonly string[][], vectors: number[][]): number[][][
 
 /** The error of a query call that ran out of time; its name makes it a DependencyTimeout. */
 function queryTimeout(ms: number): Error {
-  return Object.assign(new Error(`embedding the query timed out after ${ms} ms (waiting included)`), { name: 'TimeoutError' });
+  return Object.assign(new Error(`embedding the query timed out after ${ms} ms (waiting included)`), {
+    name: 'TimeoutError',
+  });
 }
 
 /** One embedding server, the scheduler of the calls this process sends it, and how they share calls. */
@@ -97,7 +106,10 @@ const costOf = (texts: readonly string[]) => texts.reduce((sum, t) => sum + toke
  * would let one request's text shift another's result.
  */
 export function createEmbedder(config: EmbeddingsConfig, o: { shareCalls?: boolean } = {}): Embedder {
-  const { maxTokens, queryTimeoutMs, maxInFlight, batchChars, fastLaneTokens } = { ...DEFAULTS, ...definedOnly(config) };
+  const { maxTokens, queryTimeoutMs, maxInFlight, batchChars, fastLaneTokens } = {
+    ...DEFAULTS,
+    ...definedOnly(config),
+  };
   const shareCalls = o.shareCalls ?? true;
   const twoLanes = Boolean(config.queryBaseUrl && config.queryBaseUrl !== config.baseUrl);
   /** A lane whose calls a request waits for share server calls up to `batchTokens`, the lane's longest single text. */
@@ -107,12 +119,21 @@ export function createEmbedder(config: EmbeddingsConfig, o: { shareCalls?: boole
       maxCost: shareCalls ? batchTokens : 0,
       send: async (items, signal) => splitBack(items, await call(client, items.flat(), inputType, signal)),
     });
-    return { client, scheduler: new EmbeddingScheduler({ maxInFlight }), batchers: { query: batcher('query'), passage: batcher('passage') } };
+    return {
+      client,
+      scheduler: new EmbeddingScheduler({ maxInFlight }),
+      batchers: { query: batcher('query'), passage: batcher('passage') },
+    };
   };
   const bulk = lane(config.baseUrl, maxTokens);
   const fast = twoLanes ? lane(config.queryBaseUrl!, fastLaneTokens) : bulk;
 
-  async function call(client: OpenAI, input: string[], inputType: EmbeddingInput, signal?: AbortSignal): Promise<number[][]> {
+  async function call(
+    client: OpenAI,
+    input: string[],
+    inputType: EmbeddingInput,
+    signal?: AbortSignal,
+  ): Promise<number[][]> {
     // A signal of its own per call, unlinked afterwards: an activity makes many calls with one
     // signal, and the HTTP client never removes the listener it adds.
     const own = new AbortController();
@@ -130,20 +151,34 @@ export function createEmbedder(config: EmbeddingsConfig, o: { shareCalls?: boole
       signal?.removeEventListener('abort', forward);
     }
     const ordered = [...res.data].sort((a, b) => a.index - b.index);
-    if (ordered.length !== input.length) throw new Error(`embedding server returned ${ordered.length} vectors for ${input.length} inputs`);
+    if (ordered.length !== input.length)
+      throw new Error(`embedding server returned ${ordered.length} vectors for ${input.length} inputs`);
     return ordered.map((d) => d.embedding);
   }
 
   /** Texts a request waits for: one call, before background passages, on the fast lane when all are short. */
-  async function embedNow(texts: string[], inputType: EmbeddingInput, tenant: string, signal?: AbortSignal): Promise<number[][]> {
-    const input = inputType === 'query' ? texts.map((t) => truncateToWindow(t, { maxTokens, prefix: 'query: ' })) : texts;
+  async function embedNow(
+    texts: string[],
+    inputType: EmbeddingInput,
+    tenant: string,
+    signal?: AbortSignal,
+  ): Promise<number[][]> {
+    const input =
+      inputType === 'query' ? texts.map((t) => truncateToWindow(t, { maxTokens, prefix: 'query: ' })) : texts;
     const chosen = input.every((t) => tokenBound(t) <= fastLaneTokens) ? fast : bulk;
     const timer = AbortSignal.timeout(queryTimeoutMs);
     const bounded = signal ? AbortSignal.any([signal, timer]) : timer;
     try {
       // The scheduler's query kind is its urgent one.
       const batcher = chosen.batchers[inputType];
-      return await chosen.scheduler.runBatched({ tenant, kind: 'query', signal: bounded, item: input, cost: costOf(input), batcher });
+      return await chosen.scheduler.runBatched({
+        tenant,
+        kind: 'query',
+        signal: bounded,
+        item: input,
+        cost: costOf(input),
+        batcher,
+      });
     } catch (err) {
       if (timer.aborted && !signal?.aborted) throw queryTimeout(queryTimeoutMs);
       throw err;
@@ -156,7 +191,11 @@ export function createEmbedder(config: EmbeddingsConfig, o: { shareCalls?: boole
       if (inputType === 'query' || interactive) return embedNow(texts, inputType, tenant, signal);
       const vectors: number[][] = [];
       for (const batch of passageBatches(texts, { maxTexts: config.batchSize, maxChars: batchChars })) {
-        vectors.push(...(await bulk.scheduler.run({ tenant, kind: 'passage', signal }, () => call(bulk.client, batch, 'passage', signal))));
+        vectors.push(
+          ...(await bulk.scheduler.run({ tenant, kind: 'passage', signal }, () =>
+            call(bulk.client, batch, 'passage', signal),
+          )),
+        );
         onBatch?.();
       }
       return vectors;
@@ -183,11 +222,20 @@ export function cosine(a: readonly number[], b: readonly number[]): number {
  * Its texts are short (a case's opening), so a call carries more of them; calls of different
  * requests never share a server call, since its vectors depend on the call's other texts.
  */
-export function createEnglishEncoder(config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>): Embedder | undefined {
+export function createEnglishEncoder(
+  config: Pick<ServicesConfig, 'embeddings' | 'tagEmbeddings'>,
+): Embedder | undefined {
   if (!config.tagEmbeddings) return undefined;
   const { baseUrl, model } = config.tagEmbeddings;
   const inner = createEmbedder(
-    { ...config.embeddings, baseUrl, model, queryBaseUrl: undefined, batchSize: 32, batchChars: 32 * ENGLISH_ENCODER_CHARS },
+    {
+      ...config.embeddings,
+      baseUrl,
+      model,
+      queryBaseUrl: undefined,
+      batchSize: 32,
+      batchChars: 32 * ENGLISH_ENCODER_CHARS,
+    },
     { shareCalls: false },
   );
   return { model, embed: (o) => inner.embed({ ...o, texts: o.texts.map((t) => t.slice(0, ENGLISH_ENCODER_CHARS)) }) };
@@ -205,7 +253,9 @@ export const ENGLISH_ENCODER_CHARS = 1000;
 export function withVectorCache(embedder: Embedder, o: { maxEntries: number }): Embedder {
   const cache = new LRUCache<string, Float32Array>({ max: o.maxEntries });
   const keyOf = (tenant: string | undefined, inputType: EmbeddingInput, text: string) =>
-    createHash('sha256').update(`${tenant ?? ''}\0${inputType}\0${text}`).digest('base64');
+    createHash('sha256')
+      .update(`${tenant ?? ''}\0${inputType}\0${text}`)
+      .digest('base64');
   return {
     model: embedder.model,
     async embed(args) {

@@ -19,7 +19,14 @@ export interface SentimentResult extends SentimentScore {
 }
 
 export async function analyzeSentiment(
-  deps: { embedder: Embedder; english?: Embedder; chat: ChatGateway; tenant?: string; signal?: AbortSignal; timings?: Partial<Record<SearchPhase, number>> },
+  deps: {
+    embedder: Embedder;
+    english?: Embedder;
+    chat: ChatGateway;
+    tenant?: string;
+    signal?: AbortSignal;
+    timings?: Partial<Record<SearchPhase, number>>;
+  },
   input: SentimentInput,
 ): Promise<SentimentResult> {
   if (!deps.chat.complete) return { ...(await scoreLocal(deps, input)), engine: 'local' };

@@ -32,12 +32,17 @@ function softmax(z: number[]): number[] {
 
 /** Class probabilities of one embedding, in CLASSES order. */
 export function predict(model: LinearModel, x: readonly number[]): number[] {
-  if (x.length !== model.weights[0].length) throw new Error(`embedding has ${x.length} dimensions, the sentiment model expects ${model.weights[0].length}`);
+  if (x.length !== model.weights[0].length)
+    throw new Error(`embedding has ${x.length} dimensions, the sentiment model expects ${model.weights[0].length}`);
   return softmax(model.weights.map((w, k) => w.reduce((s, wi, i) => s + wi * x[i], model.bias[k])));
 }
 
 /** Trains the model on embeddings `xs` with class indexes `ys` (0 negative, 1 neutral, 2 positive). */
-export function train(xs: readonly (readonly number[])[], ys: readonly number[], options: Partial<TrainOptions> = {}): LinearModel {
+export function train(
+  xs: readonly (readonly number[])[],
+  ys: readonly number[],
+  options: Partial<TrainOptions> = {},
+): LinearModel {
   const o = { ...TRAIN_DEFAULTS, ...options };
   const n = xs.length;
   if (n === 0 || n !== ys.length) throw new Error('training needs as many labels as embeddings, and at least one');

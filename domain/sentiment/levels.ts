@@ -51,7 +51,8 @@ export function scoreFromRaw(raw: number, cut: CutPoints): number {
   const r = Math.min(1, Math.max(-1, raw));
   const mid = (cut.negative + cut.positive) / 2;
   const n = LEVEL_BOUNDS.neutral;
-  const lerp = (x: number, x0: number, x1: number, y0: number, y1: number) => (x1 === x0 ? y1 : y0 + ((x - x0) / (x1 - x0)) * (y1 - y0));
+  const lerp = (x: number, x0: number, x1: number, y0: number, y1: number) =>
+    x1 === x0 ? y1 : y0 + ((x - x0) / (x1 - x0)) * (y1 - y0);
   // A polar value stays outside the neutral range once rounded to one decimal.
   if (r < cut.negative) return Math.min(-n - 0.1, clampScore(lerp(r, -1, cut.negative, -100, -n)));
   if (r > cut.positive) return Math.max(n + 0.1, clampScore(lerp(r, cut.positive, 1, n, 100)));

@@ -40,7 +40,14 @@ function lexicon(entries: Entries, o: { negators: string; intensifiers: string; 
   prefixes.sort((a, b) => b[0].length - a[0].length);
   for (const list of phrases.values()) list.sort((a, b) => b[0].length - a[0].length);
   const set = (s: string) => new Set(s.trim().split(/\s+/));
-  return { words, prefixes, phrases, negators: set(o.negators), intensifiers: set(o.intensifiers), contrast: set(o.contrast) };
+  return {
+    words,
+    prefixes,
+    phrases,
+    negators: set(o.negators),
+    intensifiers: set(o.intensifiers),
+    contrast: set(o.contrast),
+  };
 }
 
 const EN = lexicon(

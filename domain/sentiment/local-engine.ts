@@ -77,7 +77,9 @@ export function localModel(): SentimentModel {
   try {
     model = JSON.parse(fs.readFileSync(MODEL_FILE, 'utf8'));
   } catch (err) {
-    throw new Error(`the local sentiment model ${MODEL_FILE} cannot be read (npm run sentiment:train writes it): ${(err as Error).message}`);
+    throw new Error(
+      `the local sentiment model ${MODEL_FILE} cannot be read (npm run sentiment:train writes it): ${(err as Error).message}`,
+    );
   }
   const english = model.english;
   const valid =
@@ -85,8 +87,16 @@ export function localModel(): SentimentModel {
     isLinear(model) &&
     isWeight(model.lexiconWeight) &&
     isCuts(model.cuts) &&
-    (!english || (typeof english.encoder === 'string' && isLinear(english) && isWeight(english.lexiconWeight) && isWeight(english.englishWeight) && isCuts(english.cuts)));
-  if (!valid) throw new Error(`the local sentiment model ${MODEL_FILE} is not a format-1 model file; run npm run sentiment:train`);
+    (!english ||
+      (typeof english.encoder === 'string' &&
+        isLinear(english) &&
+        isWeight(english.lexiconWeight) &&
+        isWeight(english.englishWeight) &&
+        isCuts(english.cuts)));
+  if (!valid)
+    throw new Error(
+      `the local sentiment model ${MODEL_FILE} is not a format-1 model file; run npm run sentiment:train`,
+    );
   return (loaded = model);
 }
 
@@ -111,8 +121,18 @@ function pieces(text: string, maxChars: number): string[] {
   let rest = text;
   while (rest.length > maxChars) {
     const window = rest.slice(0, maxChars);
-    const sentenceEnd = Math.max(window.lastIndexOf('. '), window.lastIndexOf('! '), window.lastIndexOf('? '), window.lastIndexOf('\n'));
-    const cut = sentenceEnd > maxChars / 2 ? sentenceEnd + 1 : window.lastIndexOf(' ') > maxChars / 2 ? window.lastIndexOf(' ') : maxChars;
+    const sentenceEnd = Math.max(
+      window.lastIndexOf('. '),
+      window.lastIndexOf('! '),
+      window.lastIndexOf('? '),
+      window.lastIndexOf('\n'),
+    );
+    const cut =
+      sentenceEnd > maxChars / 2
+        ? sentenceEnd + 1
+        : window.lastIndexOf(' ') > maxChars / 2
+          ? window.lastIndexOf(' ')
+          : maxChars;
     out.push(rest.slice(0, cut).trim());
     rest = rest.slice(cut).trim();
   }
@@ -146,8 +166,12 @@ export interface SegmentReading {
 export function rawValue(readings: readonly SegmentReading[], mix: Omit<Mix, 'cuts'>): number {
   const total = readings.reduce((a, r) => a + r.chars, 0);
   if (total === 0) return 0;
-  const embedding = (r: SegmentReading) => (r.english === undefined ? r.embedding : (1 - mix.englishWeight) * r.embedding + mix.englishWeight * r.english);
-  return readings.reduce((a, r) => a + (r.chars / total) * ((1 - mix.lexiconWeight) * embedding(r) + mix.lexiconWeight * r.lexicon), 0);
+  const embedding = (r: SegmentReading) =>
+    r.english === undefined ? r.embedding : (1 - mix.englishWeight) * r.embedding + mix.englishWeight * r.english;
+  return readings.reduce(
+    (a, r) => a + (r.chars / total) * ((1 - mix.lexiconWeight) * embedding(r) + mix.lexiconWeight * r.lexicon),
+    0,
+  );
 }
 
 /** The mix a message's readings are scored with: the English one when every segment was read in English. */
@@ -209,15 +233,22 @@ export async function readMessages(
   const encoder = englishEncoderFor(deps.english, model);
   const inEnglish = encoder ? perMessage.flatMap((segs, m) => (inputs[m].language === 'en' ? segs : [])) : [];
   const started = performance.now();
-  const embed = (embedder: Embedder, batch: string[]) => (batch.length ? embedder.embed({ texts: batch, inputType: 'query', tenant: deps.tenant, signal: deps.signal }) : Promise.resolve([]));
-  const [vectors, englishVectors] = await Promise.all([embed(deps.embedder, texts), encoder ? embed(encoder, inEnglish) : []]);
+  const embed = (embedder: Embedder, batch: string[]) =>
+    batch.length
+      ? embedder.embed({ texts: batch, inputType: 'query', tenant: deps.tenant, signal: deps.signal })
+      : Promise.resolve([]);
+  const [vectors, englishVectors] = await Promise.all([
+    embed(deps.embedder, texts),
+    encoder ? embed(encoder, inEnglish) : [],
+  ]);
   if (deps.timings) deps.timings.embed = performance.now() - started;
   let next = 0;
   let nextEnglish = 0;
   return inputs.map((input, m) =>
     perMessage[m].map((text) => {
       const vector = vectors[next++];
-      const english = encoder && input.language === 'en' ? polarity(model.english!, englishVectors[nextEnglish++]) : undefined;
+      const english =
+        encoder && input.language === 'en' ? polarity(model.english!, englishVectors[nextEnglish++]) : undefined;
       return {
         chars: text.length,
         embedding: polarity(model, vector),
@@ -230,13 +261,20 @@ export async function readMessages(
 }
 
 /** The score of a message's readings; a message with nothing to read (only whitespace) is Neutral, 0. */
-export function scoreReadings(readings: readonly SegmentReading[], model: SentimentModel = localModel()): SentimentScore {
+export function scoreReadings(
+  readings: readonly SegmentReading[],
+  model: SentimentModel = localModel(),
+): SentimentScore {
   if (readings.length === 0) return { sentiment: 0, label: 'Neutral' };
   const mix = mixOf(readings, model);
   return scoreOf(rawValue(readings, mix), mix);
 }
 
-export async function scoreLocal(deps: LocalDeps, input: SentimentInput, model: SentimentModel = localModel()): Promise<SentimentScore> {
+export async function scoreLocal(
+  deps: LocalDeps,
+  input: SentimentInput,
+  model: SentimentModel = localModel(),
+): Promise<SentimentScore> {
   const [readings] = await readMessages(deps, [input], model);
   return scoreReadings(readings, model);
 }

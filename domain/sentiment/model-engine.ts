@@ -52,7 +52,10 @@ export function parseModelSentiment(content: string): SentimentScore {
   return { sentiment: score, label: labelFor(score) };
 }
 
-export async function scoreWithModel(o: { chat: ChatGateway; signal?: AbortSignal }, input: SentimentInput): Promise<SentimentScore> {
+export async function scoreWithModel(
+  o: { chat: ChatGateway; signal?: AbortSignal },
+  input: SentimentInput,
+): Promise<SentimentScore> {
   if (!o.chat.complete) throw new Error('the model sentiment engine needs a configured chat model');
   const content = await o.chat.complete({ messages: sentimentMessages(input), json: true, signal: o.signal });
   return parseModelSentiment(content);

@@ -32,7 +32,28 @@ export interface Conversation {
 const TAG = /^\s*(?:#([^#\n:]{1,40})#|([\p{Lu}][\p{L}\p{N}_.'-]{0,24}(?: [\p{L}\p{N}_.'-]{1,24}){0,2}))\s*:\s*(\S.*)$/u;
 
 /** Words before a colon that start a heading or a field, never a speaker. */
-const NOT_SPEAKERS = new Set(['note', 'notes', 'update', 'subject', 'description', 'steps', 'error', 'warning', 'question', 'answer', 're', 'fw', 'fwd', 'ps', 'p.s', 'http', 'https', 'tip', 'example', 'summary']);
+const NOT_SPEAKERS = new Set([
+  'note',
+  'notes',
+  'update',
+  'subject',
+  'description',
+  'steps',
+  'error',
+  'warning',
+  'question',
+  'answer',
+  're',
+  'fw',
+  'fwd',
+  'ps',
+  'p.s',
+  'http',
+  'https',
+  'tip',
+  'example',
+  'summary',
+]);
 
 function tagOf(line: string): { speaker: string; text: string } | undefined {
   const m = TAG.exec(line);

@@ -6,15 +6,98 @@
  * stays as it was said.
  */
 
-const MODALS = new Set(['can', 'could', 'will', 'would', 'shall', 'should', 'may', 'might', 'must', 'did', 'had', 'was', 'used', 'ought']);
-const NEGATED = new Set(["can't", "couldn't", "won't", "wouldn't", "shouldn't", "didn't", "hadn't", "wasn't", "mustn't", 'cannot', 'never']);
-const ADVERBS = new Set(['just', 'really', 'also', 'always', 'never', 'often', 'usually', 'still', 'only', 'actually', 'already', 'even', 'sometimes', 'definitely', 'probably', 'certainly', 'hardly', 'rarely', 'seldom', 'truly', 'honestly', 'totally', 'completely', 'simply', 'almost', 'kind', 'sort', 'finally', 'guess', 'hope']);
+const MODALS = new Set([
+  'can',
+  'could',
+  'will',
+  'would',
+  'shall',
+  'should',
+  'may',
+  'might',
+  'must',
+  'did',
+  'had',
+  'was',
+  'used',
+  'ought',
+]);
+const NEGATED = new Set([
+  "can't",
+  "couldn't",
+  "won't",
+  "wouldn't",
+  "shouldn't",
+  "didn't",
+  "hadn't",
+  "wasn't",
+  "mustn't",
+  'cannot',
+  'never',
+]);
+const ADVERBS = new Set([
+  'just',
+  'really',
+  'also',
+  'always',
+  'never',
+  'often',
+  'usually',
+  'still',
+  'only',
+  'actually',
+  'already',
+  'even',
+  'sometimes',
+  'definitely',
+  'probably',
+  'certainly',
+  'hardly',
+  'rarely',
+  'seldom',
+  'truly',
+  'honestly',
+  'totally',
+  'completely',
+  'simply',
+  'almost',
+  'kind',
+  'sort',
+  'finally',
+  'guess',
+  'hope',
+]);
 /** Common irregular past forms, which take no -s. */
 const PAST = new Set(
-  'was were went got saw had did thought said told made took came bought found knew left lost met paid sent spent felt heard kept gave ran ate drank wrote read brought caught taught sold sat stood understood forgot began broke chose drove fell flew forgave grew hid hit hurt let put quit set shut slept spoke stole swam threw woke won wore became'.split(' '),
+  'was were went got saw had did thought said told made took came bought found knew left lost met paid sent spent felt heard kept gave ran ate drank wrote read brought caught taught sold sat stood understood forgot began broke chose drove fell flew forgave grew hid hit hurt let put quit set shut slept spoke stole swam threw woke won wore became'.split(
+    ' ',
+  ),
 );
 /** Words after "I"/"you" that are not verbs to inflect. */
-const NOT_VERBS = new Set(['and', 'or', 'but', 'too', 'so', 'a', 'an', 'the', 'to', 'in', 'on', 'at', 'for', 'with', 'as', 'if', 'then', 'there', 'here', 'all', 'both', 'guys']);
+const NOT_VERBS = new Set([
+  'and',
+  'or',
+  'but',
+  'too',
+  'so',
+  'a',
+  'an',
+  'the',
+  'to',
+  'in',
+  'on',
+  'at',
+  'for',
+  'with',
+  'as',
+  'if',
+  'then',
+  'there',
+  'here',
+  'all',
+  'both',
+  'guys',
+]);
 
 const BE_HAVE_DO: Record<string, string> = {
   am: 'is',
@@ -42,7 +125,14 @@ export function thirdPersonVerb(verb: string): string {
 
 /** Whether `word` (lower-case) could be a bare present verb after "I" / "you". */
 const bareVerb = (word: string) =>
-  /^[a-z]+$/.test(word) && word.length > 1 && !MODALS.has(word) && !PAST.has(word) && !NOT_VERBS.has(word) && !/[^e]ed$/.test(word) && !/ing$/.test(word) && !/ly$/.test(word);
+  /^[a-z]+$/.test(word) &&
+  word.length > 1 &&
+  !MODALS.has(word) &&
+  !PAST.has(word) &&
+  !NOT_VERBS.has(word) &&
+  !/[^e]ed$/.test(word) &&
+  !/ing$/.test(word) &&
+  !/ly$/.test(word);
 
 /**
  * The sentence with "I" (and with a listener, "you") told as the speaker (listener). `speaker`
@@ -69,7 +159,11 @@ export function reportedSpeech(sentence: string, speaker: string, listener?: str
       const prev = i >= 2 ? lower(i - 2) : '';
       const between = i >= 2 ? parts[i - 1] : '';
       // Inverted question: "do you", "am I", "have you" → "does Person1", "is Person2", "has Person1".
-      if (prev && /^\s+$/.test(between) && (BE_HAVE_DO[prev] || MODALS.has(prev) || NEGATED.has(prev) || prev === 'is' || prev === 'does')) {
+      if (
+        prev &&
+        /^\s+$/.test(between) &&
+        (BE_HAVE_DO[prev] || MODALS.has(prev) || NEGATED.has(prev) || prev === 'is' || prev === 'does')
+      ) {
         if (BE_HAVE_DO[prev]) parts[i - 2] = matchCase(parts[i - 2], BE_HAVE_DO[prev]);
         parts[i] = who;
         continue;

@@ -82,9 +82,11 @@ export function units(turns: Turn[]): Unit[] {
     });
   const head: Unit[] = [];
   let next = 0;
-  for (; next < turns.length && head.length < RANKED.headSentences; next++) head.push(...of(turns[next], next).slice(0, RANKED.headSentences - head.length));
+  for (; next < turns.length && head.length < RANKED.headSentences; next++)
+    head.push(...of(turns[next], next).slice(0, RANKED.headSentences - head.length));
   const tail: Unit[] = [];
-  for (let last = turns.length - 1; last >= next && tail.length < RANKED.tailSentences; last--) tail.unshift(...of(turns[last], last).slice(-(RANKED.tailSentences - tail.length)));
+  for (let last = turns.length - 1; last >= next && tail.length < RANKED.tailSentences; last--)
+    tail.unshift(...of(turns[last], last).slice(-(RANKED.tailSentences - tail.length)));
   return [...head, ...tail].map((u, order) => ({ ...u, order }));
 }
 
@@ -150,7 +152,10 @@ export function scoreUnits(list: Unit[], p: SummaryParams = SUMMARY_EXTRACT): Un
  * The best units within `maxWords` (the first one taken may pass it alone) and `maxSentences`,
  * without near-repeats, in their original order.
  */
-export function pick(list: Unit[], o: { maxWords: number; maxSentences: number; minTokens: number; redundancy: number }): Unit[] {
+export function pick(
+  list: Unit[],
+  o: { maxWords: number; maxSentences: number; minTokens: number; redundancy: number },
+): Unit[] {
   const eligible = list.filter((u) => new Set(u.tokens).size >= o.minTokens);
   const pool = (eligible.length ? eligible : list).slice().sort((a, b) => b.score - a.score || a.order - b.order);
   const chosen: Unit[] = [];
@@ -180,7 +185,13 @@ export function withOutcome(list: Unit[], p: SummaryParams): Unit[] {
   const chosen = pick(list, { ...p, maxSentences: p.maxSentences - 1 });
   const used = chosen.reduce((a, u) => a + words(u.text).length, 0);
   const outcome = list
-    .filter((u) => isTail(u) && !chosen.includes(u) && new Set(u.tokens).size >= p.minTokens && used + words(u.text).length <= p.maxWords)
+    .filter(
+      (u) =>
+        isTail(u) &&
+        !chosen.includes(u) &&
+        new Set(u.tokens).size >= p.minTokens &&
+        used + words(u.text).length <= p.maxWords,
+    )
     .filter((u) => !chosen.some((c) => jaccard(c.tokens, u.tokens) > p.redundancy))
     .sort((a, b) => late(b) - late(a) || b.order - a.order)[0];
   return (outcome ? [...chosen, outcome] : chosen).sort((a, b) => a.order - b.order);
@@ -199,7 +210,9 @@ const endWithStop = (s: string) => (/[.!?…]["')\]]*$/.test(s) ? s : `${s}.`);
 
 /** Sentence openers that are not names, so "says" may run on in lower case. */
 const COMMON_OPENERS = new Set(
-  'it it\'s its this that these those they they\'re there there\'s the a an we we\'re we\'ll we\'ve let\'s what what\'s how when where why who which whose if and but so then all some any no not just maybe perhaps here here\'s to in on at for of with do does did is are was were can could will would should shall may might must have has had be please'.split(' '),
+  "it it's its this that these those they they're there there's the a an we we're we'll we've let's what what's how when where why who which whose if and but so then all some any no not just maybe perhaps here here's to in on at for of with do does did is are was were can could will would should shall may might must have has had be please".split(
+    ' ',
+  ),
 );
 
 /** One sentence of a transcript as a summary tells it. */
@@ -215,14 +228,25 @@ function narrate(u: Unit, turn: Turn, c: Conversation, english: boolean): string
   // A sentence that names no one is told as said by its speaker.
   const verb = /\?\s*$/.test(told) ? 'asks' : 'says';
   const first = told.split(/\s/, 1)[0];
-  if (COMMON_OPENERS.has(first.toLowerCase())) return `${capitalize(speaker)} ${verb} ${endWithStop(first.toLowerCase() + told.slice(first.length))}`;
+  if (COMMON_OPENERS.has(first.toLowerCase()))
+    return `${capitalize(speaker)} ${verb} ${endWithStop(first.toLowerCase() + told.slice(first.length))}`;
   return `${capitalize(speaker)} ${verb}: ${endWithStop(told)}`;
 }
 
 /** The language the conversation is written in (not the request's): decides the reported speech. */
-const textLanguage = (c: Conversation) => shownLanguage(c.turns.slice(0, 50).map((t) => t.text.slice(0, 2000)).join('\n')) ?? 'en';
+const textLanguage = (c: Conversation) =>
+  shownLanguage(
+    c.turns
+      .slice(0, 50)
+      .map((t) => t.text.slice(0, 2000))
+      .join('\n'),
+  ) ?? 'en';
 
-export function summarizeLocal(o: { conversation: ConversationText; language: string; params?: SummaryParams }): SummaryDraft {
+export function summarizeLocal(o: {
+  conversation: ConversationText;
+  language: string;
+  params?: SummaryParams;
+}): SummaryDraft {
   const p = o.params ?? SUMMARY_EXTRACT;
   const c = parseConversation(o.conversation);
   if (c.turns.length === 0) return { parts: [] };
@@ -236,7 +260,12 @@ export function summarizeLocal(o: { conversation: ConversationText; language: st
     const body = all.filter((u) => c.turns[u.turn].part !== 'subject');
     const chosen = withOutcome(body, p);
     const text = chosen.map((u) => narrate(u, c.turns[u.turn], c, english)).join(' ');
-    return { parts: [...(subject ? [{ label: labels.issue, text: endWithStop(subject.text) }] : []), ...(text ? [{ text }] : [])] };
+    return {
+      parts: [
+        ...(subject ? [{ label: labels.issue, text: endWithStop(subject.text) }] : []),
+        ...(text ? [{ text }] : []),
+      ],
+    };
   }
 
   // A ticket: the issue (told early), the actions (the comments' most central sentences, wherever
@@ -250,7 +279,9 @@ export function summarizeLocal(o: { conversation: ConversationText; language: st
   const latestUnits = c.turns[lastTurn].part === 'comment' ? all.filter((u) => u.turn === lastTurn) : [];
   const latest = pick(latestUnits, { ...p, maxWords: p.latestWords, maxSentences: 2 });
   const actionUnits = all
-    .filter((u) => !isIssue(u) && u.turn !== lastTurn && !latest.some((l) => jaccard(l.tokens, u.tokens) > p.redundancy))
+    .filter(
+      (u) => !isIssue(u) && u.turn !== lastTurn && !latest.some((l) => jaccard(l.tokens, u.tokens) > p.redundancy),
+    )
     .map((u) => ({ ...u, score: u.centrality }));
   const actions = pick(actionUnits, { ...p, maxSentences: p.actionSentences });
   const join = (list: Unit[]) => list.map((u) => endWithStop(u.text)).join(' ');

@@ -15,7 +15,15 @@ const CONVERSATION_CHARS = 12_000;
 /** Characters of summary kept; a longer reply is not a summary. */
 export const MAX_SUMMARY_CHARS = 4000;
 
-const LANGUAGE_NAMES: Record<string, string> = { en: 'English', es: 'Spanish', fr: 'French', de: 'German', pt: 'Portuguese', it: 'Italian', nl: 'Dutch' };
+const LANGUAGE_NAMES: Record<string, string> = {
+  en: 'English',
+  es: 'Spanish',
+  fr: 'French',
+  de: 'German',
+  pt: 'Portuguese',
+  it: 'Italian',
+  nl: 'Dutch',
+};
 
 export const SUMMARY_SYSTEM_PROMPT = (language: string) =>
   [
@@ -46,7 +54,9 @@ export function conversationData(c: ConversationText) {
     used += m.length;
   }
   const skipped = messages.length - 1 - latest.length;
-  const kept = messages.length ? [cut(messages[0], share / 2)!, ...(skipped > 0 ? [`[… ${skipped} messages left out …]`] : []), ...latest] : [];
+  const kept = messages.length
+    ? [cut(messages[0], share / 2)!, ...(skipped > 0 ? [`[… ${skipped} messages left out …]`] : []), ...latest]
+    : [];
   return { subject: cut(subject, 500), description: cut(description, share), messages: kept.length ? kept : undefined };
 }
 
@@ -66,10 +76,21 @@ export function parseModelSummary(content: string): string {
   return summary.trim();
 }
 
-export async function summarizeWithModel(o: { chat: ChatGateway; conversation: ConversationText; language: string; signal?: AbortSignal }): Promise<SummaryDraft> {
+export async function summarizeWithModel(o: {
+  chat: ChatGateway;
+  conversation: ConversationText;
+  language: string;
+  signal?: AbortSignal;
+}): Promise<SummaryDraft> {
   if (!o.chat.complete) throw new Error('summarizeWithModel needs a configured chat model');
   const content = await o.chat.complete({ messages: summaryMessages(o), json: true, signal: o.signal });
   const summary = parseModelSummary(content);
   // One paragraph per line the model wrote.
-  return { parts: summary.split(/\n+/).map((line) => line.trim()).filter(Boolean).map((text) => ({ text })) };
+  return {
+    parts: summary
+      .split(/\n+/)
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .map((text) => ({ text })),
+  };
 }

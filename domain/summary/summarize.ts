@@ -20,19 +20,31 @@ export interface SummaryResult {
 }
 
 /** Whether the request itself carries text to summarize. */
-export const hasText = (c: ConversationText) => Boolean(c.subject?.trim() || c.description?.trim() || c.comments?.some((m) => m.trim()));
+export const hasText = (c: ConversationText) =>
+  Boolean(c.subject?.trim() || c.description?.trim() || c.comments?.some((m) => m.trim()));
 
 /**
  * The public text of the tenant's case `caseId`, or undefined when the tenant has no such case.
  * Public comments are stored one per paragraph, in upload order.
  */
-export async function caseConversation(deps: { weaviate: () => Promise<WeaviateClient> }, input: { tenant: string; caseId: string }): Promise<ConversationText | undefined> {
+export async function caseConversation(
+  deps: { weaviate: () => Promise<WeaviateClient> },
+  input: { tenant: string; caseId: string },
+): Promise<ConversationText | undefined> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.supportCase, input.tenant);
-  const found = await collection?.query.fetchObjectById(objectId(input.tenant, 'case', input.caseId), { returnProperties: ['subject', 'description', 'comments'] });
+  const found = await collection?.query.fetchObjectById(objectId(input.tenant, 'case', input.caseId), {
+    returnProperties: ['subject', 'description', 'comments'],
+  });
   if (!found) return undefined;
   const p = found.properties as Record<string, unknown>;
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
-  return { subject: text(p.subject), description: text(p.description), comments: text(p.comments).split(/\n\s*\n/).filter((m) => m.trim()) };
+  return {
+    subject: text(p.subject),
+    description: text(p.description),
+    comments: text(p.comments)
+      .split(/\n\s*\n/)
+      .filter((m) => m.trim()),
+  };
 }
 
 export async function summarize(
@@ -41,7 +53,12 @@ export async function summarize(
 ): Promise<SummaryResult> {
   const started = performance.now();
   const draft = deps.chat.complete
-    ? await summarizeWithModel({ chat: deps.chat, conversation: input.conversation, language: input.language, signal: deps.signal })
+    ? await summarizeWithModel({
+        chat: deps.chat,
+        conversation: input.conversation,
+        language: input.language,
+        signal: deps.signal,
+      })
     : summarizeLocal({ conversation: input.conversation, language: input.language });
   if (deps.timings) deps.timings[deps.chat.complete ? 'model' : 'compose'] = performance.now() - started;
   return { draft, engine: deps.chat.engine };

@@ -26,7 +26,9 @@ function stopWords(language: string): Set<string> {
 }
 
 export function keywordTags(input: { message: string; language: string; limit: number }): TagScore[] {
-  const words = (input.message.toLowerCase().match(WORD) ?? []).filter((w) => w.length >= MIN_LENGTH && !/^\d+$/.test(w));
+  const words = (input.message.toLowerCase().match(WORD) ?? []).filter(
+    (w) => w.length >= MIN_LENGTH && !/^\d+$/.test(w),
+  );
   const stop = stopWords(input.language);
   const content = words.filter((w) => !stop.has(w.toLowerCase()));
   if (content.length === 0) return [];

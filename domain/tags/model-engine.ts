@@ -26,7 +26,12 @@ export const TAG_SYSTEM_PROMPT = (o: { language: string; limit: number }) =>
     'Reply with JSON only: {"tags": [{"name": string, "score": number}]}.',
   ].join('\n');
 
-export function tagMessages(input: { message: string; language: string; vocabulary: readonly string[]; limit: number }): ChatMessage[] {
+export function tagMessages(input: {
+  message: string;
+  language: string;
+  vocabulary: readonly string[];
+  limit: number;
+}): ChatMessage[] {
   return [
     { role: 'system', content: TAG_SYSTEM_PROMPT(input) },
     { role: 'user', content: JSON.stringify({ allowed_tags: input.vocabulary, message: messageData(input.message) }) },
@@ -43,7 +48,8 @@ export function parseModelTags(content: string, o: { vocabulary: readonly string
   for (const t of reply.tags) {
     if (typeof t !== 'object' || t === null || typeof t.name !== 'string') throw invalid('a tag without a name');
     if (!allowed.has(t.name)) throw invalid("a tag outside the tenant's vocabulary");
-    if (typeof t.score !== 'number' || !(t.score >= 0 && t.score <= 1)) throw invalid('a score that is not a number from 0 to 1');
+    if (typeof t.score !== 'number' || !(t.score >= 0 && t.score <= 1))
+      throw invalid('a score that is not a number from 0 to 1');
     if (seen.has(t.name)) continue;
     seen.add(t.name);
     tags.push({ name: t.name, score: t.score });

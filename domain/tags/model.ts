@@ -19,7 +19,15 @@
  * tenant). The worker runs the fit on a CPU thread (domain/cpu); trainTagModel composes both
  * in one process (benches, tests). Either way the same inputs give the same model.
  */
-import { logits, seeded, softmax, trainSoftmax, type Features, type SoftmaxModel, type SoftmaxOptions } from './softmax';
+import {
+  logits,
+  seeded,
+  softmax,
+  trainSoftmax,
+  type Features,
+  type SoftmaxModel,
+  type SoftmaxOptions,
+} from './softmax';
 import { buildVocabulary, termIndex, wordFeatures, type Vocabulary } from './words';
 
 /** A tag must be on at least this many training cases to be predicted. */
@@ -27,7 +35,14 @@ export const MIN_TAG_CASES = 3;
 
 /** Settings chosen on splits of the Banking77 training set (bench/tune-tags.ts; bench/tags.ts tunes nothing on test). */
 export const TAG_TRAINING = {
-  softmax: { epochs: 20, minSteps: 300, batchSize: 64, learningRate: 0.01, l2: 1e-5, seed: 7 } satisfies Partial<SoftmaxOptions>,
+  softmax: {
+    epochs: 20,
+    minSteps: 300,
+    batchSize: 64,
+    learningRate: 0.01,
+    l2: 1e-5,
+    seed: 7,
+  } satisfies Partial<SoftmaxOptions>,
   /** Length of the standardized embedding relative to the word features' (unit length). */
   denseScale: 3,
   /** With the English encoder: the case embedding's length, and the English vector's. */
@@ -121,13 +136,22 @@ export function standardization(rows: readonly ArrayLike<number>[], blocks: { si
   return { mean: Float32Array.from(mean), scale: Float32Array.from(sq, (v, i) => length[i] / Math.sqrt(v + 1e-12)) };
 }
 
-function prepare(examples: readonly Readable[], o: { tags: number; denseScale: number; english?: string; englishScale: number }): Prepared {
+function prepare(
+  examples: readonly Readable[],
+  o: { tags: number; denseScale: number; english?: string; englishScale: number },
+): Prepared {
   const rows = examples.map((e) => denseInput(e, o.english));
   const d = examples[0].vector.length;
-  const blocks = [{ size: d, scale: o.denseScale }, ...(o.english ? [{ size: rows[0].length - d, scale: o.englishScale }] : [])];
+  const blocks = [
+    { size: d, scale: o.denseScale },
+    ...(o.english ? [{ size: rows[0].length - d, scale: o.englishScale }] : []),
+  ];
   const { mean, scale } = standardization(rows, blocks);
   const maxTerms = Math.floor(TAG_TRAINING.maxParameters / o.tags) - rows[0].length;
-  const vocabulary = buildVocabulary(examples.map((e) => e.text), { minDocuments: TAG_TRAINING.minDocuments, maxTerms });
+  const vocabulary = buildVocabulary(
+    examples.map((e) => e.text),
+    { minDocuments: TAG_TRAINING.minDocuments, maxTerms },
+  );
   return { features: featurizer({ vocabulary, mean, scale, english: o.english }), vocabulary, mean, scale };
 }
 
@@ -155,11 +179,13 @@ function fitTemperature(z: Float64Array[], truth: number[][]): number {
 
 /** A tag's name as words: separators and camelCase boundaries become spaces. */
 export function tagNameText(tag: string): string {
-  return tag
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-    .replace(/[_\-./:#]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim() || tag;
+  return (
+    tag
+      .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+      .replace(/[_\-./:#]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim() || tag
+  );
 }
 
 export interface TagTrainingOptions {
@@ -221,10 +247,16 @@ const rowOf = (p: PackedVectors, i: number) => p.data.subarray(i * p.dim, (i + 1
  * text's English vector (calls to the embedding servers), packed for fitTagModel. Null when fewer
  * than two tags have MIN_TAG_CASES cases.
  */
-export async function readTagTrainingInputs(all: readonly TagExample[], o: Omit<TagTrainingOptions, 'onEpoch'>): Promise<TagTrainingInputs | null> {
+export async function readTagTrainingInputs(
+  all: readonly TagExample[],
+  o: Omit<TagTrainingOptions, 'onEpoch'>,
+): Promise<TagTrainingInputs | null> {
   const counts = new Map<string, number>();
   for (const e of all) for (const t of new Set(e.tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
-  const tags = [...counts].filter(([, n]) => n >= MIN_TAG_CASES).map(([t]) => t).sort();
+  const tags = [...counts]
+    .filter(([, n]) => n >= MIN_TAG_CASES)
+    .map(([t]) => t)
+    .sort();
   if (tags.length < 2) return null;
   const index = new Map(tags.map((t, i) => [t, i]));
   const labelsOf = (e: TagExample) => [...new Set(e.tags.filter((t) => index.has(t)).map((t) => index.get(t)!))];
@@ -232,15 +264,22 @@ export async function readTagTrainingInputs(all: readonly TagExample[], o: Omit<
   const rows = [...cases, ...(await nameExamples(tags, o.embedNames))];
   const texts = rows.map((e) => e.text);
   const englishVectors = o.english && (await o.english.embed(texts));
-  if (englishVectors && englishVectors.length !== rows.length) throw new Error(`${o.english!.model} gave ${englishVectors.length} vectors for ${rows.length} texts`);
-  const english = englishVectors && { model: o.english!.model, ...packVectors(englishVectors, `the vectors of ${o.english!.model}`) };
+  if (englishVectors && englishVectors.length !== rows.length)
+    throw new Error(`${o.english!.model} gave ${englishVectors.length} vectors for ${rows.length} texts`);
+  const english = englishVectors && {
+    model: o.english!.model,
+    ...packVectors(englishVectors, `the vectors of ${o.english!.model}`),
+  };
   return {
     tags,
     support: tags.map((t) => counts.get(t)!),
     cases: cases.length,
     texts,
     labels: rows.map(labelsOf),
-    vectors: packVectors(rows.map((e) => e.vector), 'the case vectors'),
+    vectors: packVectors(
+      rows.map((e) => e.vector),
+      'the case vectors',
+    ),
     ...(english ? { english } : {}),
     denseScale: o.denseScale ?? (o.english ? TAG_TRAINING.withEnglish.denseScale : TAG_TRAINING.denseScale),
     englishScale: o.english?.scale ?? TAG_TRAINING.withEnglish.englishScale,
@@ -262,7 +301,12 @@ export async function fitTagModel(inputs: TagTrainingInputs, o: { onEpoch?: () =
   }));
   const examples = rows.slice(0, inputs.cases);
   const names = rows.slice(inputs.cases);
-  const setting = { tags: tags.length, denseScale: inputs.denseScale, english: english?.model, englishScale: inputs.englishScale };
+  const setting = {
+    tags: tags.length,
+    denseScale: inputs.denseScale,
+    english: english?.model,
+    englishScale: inputs.englishScale,
+  };
   const labelsOf = (e: (typeof rows)[number]) => e.labels;
 
   // Fit the temperature on a held-out part, then train the model that ships on every case.
@@ -274,14 +318,24 @@ export async function fitTagModel(inputs: TagTrainingInputs, o: { onEpoch?: () =
   if (heldOut.length >= TAG_TRAINING.minHoldout) {
     const fit = [...examples.filter((_, i) => !held[i]), ...names];
     const p = prepare(fit, setting);
-    const model = await trainSoftmax(fit.map(p.features), fit.map(labelsOf), { classes: tags.length, sparse: p.vocabulary.terms.length }, { ...TAG_TRAINING.softmax, onEpoch: o.onEpoch });
+    const model = await trainSoftmax(
+      fit.map(p.features),
+      fit.map(labelsOf),
+      { classes: tags.length, sparse: p.vocabulary.terms.length },
+      { ...TAG_TRAINING.softmax, onEpoch: o.onEpoch },
+    );
     const z = heldOut.map((e) => logits(model, p.features(e)));
     const truth = heldOut.map(labelsOf);
     temperature = fitTemperature(z, truth);
     holdoutAccuracy = z.filter((row, j) => truth[j].includes(argmax(row))).length / z.length;
   }
   const p = prepare(rows, setting);
-  const softmaxModel = await trainSoftmax(rows.map(p.features), rows.map(labelsOf), { classes: tags.length, sparse: p.vocabulary.terms.length }, { ...TAG_TRAINING.softmax, onEpoch: o.onEpoch });
+  const softmaxModel = await trainSoftmax(
+    rows.map(p.features),
+    rows.map(labelsOf),
+    { classes: tags.length, sparse: p.vocabulary.terms.length },
+    { ...TAG_TRAINING.softmax, onEpoch: o.onEpoch },
+  );
   return {
     tags,
     support: inputs.support,
@@ -322,6 +376,8 @@ export function tagPredictor(model: TagModel): (input: TagInput) => TagScore[] {
   const features = featurizer(model);
   return (input) => {
     const p = softmax(logits(model.softmax, features(input)), model.temperature);
-    return model.tags.map((name, i) => ({ name, score: p[i] })).sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1));
+    return model.tags
+      .map((name, i) => ({ name, score: p[i] }))
+      .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1));
   };
 }

@@ -45,7 +45,15 @@ export interface SoftmaxOptions {
   yieldEvery: number;
 }
 
-export const SOFTMAX_DEFAULTS: SoftmaxOptions = { epochs: 20, minSteps: 300, batchSize: 64, learningRate: 0.01, l2: 1e-5, seed: 7, yieldEvery: 16 };
+export const SOFTMAX_DEFAULTS: SoftmaxOptions = {
+  epochs: 20,
+  minSteps: 300,
+  batchSize: 64,
+  learningRate: 0.01,
+  l2: 1e-5,
+  seed: 7,
+  yieldEvery: 16,
+};
 
 /** A small seeded generator (mulberry32). */
 export function seeded(seed: number): () => number {
@@ -145,7 +153,8 @@ export async function trainSoftmax(
 ): Promise<SoftmaxModel> {
   const o = { ...SOFTMAX_DEFAULTS, ...options };
   const n = examples.length;
-  if (n === 0 || n !== labels.length) throw new Error('training needs as many label lists as examples, and at least one');
+  if (n === 0 || n !== labels.length)
+    throw new Error('training needs as many label lists as examples, and at least one');
   const { classes, sparse } = shape;
   const d = examples[0].dense.length;
   const model = {

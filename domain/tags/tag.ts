@@ -34,7 +34,9 @@ export interface SourcedTag extends TagScore {
 
 /** The tenant's trained tag predictor, from the process-wide cache. */
 export type Predictor = ReturnType<typeof tagPredictor> & { model: TagModel };
-export const tagModels = new TagModelCache<Predictor>({ build: (model) => Object.assign(tagPredictor(model), { model }) });
+export const tagModels = new TagModelCache<Predictor>({
+  build: (model) => Object.assign(tagPredictor(model), { model }),
+});
 
 export interface TagDeps {
   weaviate: () => Promise<WeaviateClient>;
@@ -57,17 +59,29 @@ async function timed<T>(deps: TagDeps, phase: SearchPhase, fn: () => Promise<T>)
 }
 
 /** The trained model's scores for a message (all tags, best first), or undefined without a model. */
-export async function trainedScores(deps: Omit<TagDeps, 'chat'>, input: { message: string }): Promise<TagScore[] | undefined> {
+export async function trainedScores(
+  deps: Omit<TagDeps, 'chat'>,
+  input: { message: string },
+): Promise<TagScore[] | undefined> {
   const predict = await tagModels.get(deps, deps.tenant);
   if (!predict) return undefined;
   const text = input.message.slice(0, EMBEDDED_CHARS);
-  const read = (embedder: Embedder) => embedder.embed({ texts: [text], inputType: 'passage', interactive: true, tenant: deps.tenant, signal: deps.signal }).then(([v]) => v);
+  const read = (embedder: Embedder) =>
+    embedder
+      .embed({ texts: [text], inputType: 'passage', interactive: true, tenant: deps.tenant, signal: deps.signal })
+      .then(([v]) => v);
   const english = predict.model.english ? deps.english : undefined;
   if (predict.model.english && english?.model !== predict.model.english) {
     // A configuration problem, not a passing one: no retry.
-    throw ApplicationFailure.create({ type: FAILURE_TYPES.unavailable, message: `the tag model reads texts with ${predict.model.english}, which is not configured`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: FAILURE_TYPES.unavailable,
+      message: `the tag model reads texts with ${predict.model.english}, which is not configured`,
+      nonRetryable: true,
+    });
   }
-  const [vector, englishVector] = await timed(deps as TagDeps, 'embed', () => Promise.all([read(deps.embedder), english && read(english)]));
+  const [vector, englishVector] = await timed(deps as TagDeps, 'embed', () =>
+    Promise.all([read(deps.embedder), english && read(english)]),
+  );
   return predict({ vector, text, english: englishVector });
 }
 
@@ -77,12 +91,21 @@ export async function questionIntent(deps: Omit<TagDeps, 'chat'>, input: { messa
   return top && top.score >= INTENT_MIN_SCORE ? top.name : null;
 }
 
-export async function tagConversation(deps: TagDeps, input: { message: string; language: string }): Promise<{ tags: SourcedTag[]; engine: 'trained' | 'model' | 'keyword' }> {
+export async function tagConversation(
+  deps: TagDeps,
+  input: { message: string; language: string },
+): Promise<{ tags: SourcedTag[]; engine: 'trained' | 'model' | 'keyword' }> {
   const scores = await trainedScores(deps, input);
-  if (!scores) return { tags: keywordTags({ ...input, limit: TAG_LIMIT }).map((t) => ({ ...t, source: 'keyword' })), engine: 'keyword' };
+  if (!scores)
+    return {
+      tags: keywordTags({ ...input, limit: TAG_LIMIT }).map((t) => ({ ...t, source: 'keyword' })),
+      engine: 'keyword',
+    };
   if (deps.chat.complete) {
     const vocabulary = scores.slice(0, MODEL_VOCABULARY).map((s) => s.name);
-    const tags = await timed(deps, 'model', () => tagWithModel({ chat: deps.chat, signal: deps.signal }, { ...input, vocabulary, limit: TAG_LIMIT }));
+    const tags = await timed(deps, 'model', () =>
+      tagWithModel({ chat: deps.chat, signal: deps.signal }, { ...input, vocabulary, limit: TAG_LIMIT }),
+    );
     return { tags: tags.map((t) => ({ ...t, source: 'model' })), engine: 'model' };
   }
   const tags = scores.filter((s) => s.score >= TAG_MIN_SCORE).slice(0, TAG_LIMIT);

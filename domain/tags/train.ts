@@ -45,7 +45,10 @@ interface Deps {
 
 /** The reading part: the cases, then what the fit needs of the embedding servers. Only the packed inputs outlive it. */
 async function readInputs(deps: Deps, input: { tenant: string }) {
-  const { examples, spam } = await tagTrainingCases({ ...deps, onPage: (read) => deps.progress?.({ phase: 'reading cases', read }) }, input);
+  const { examples, spam } = await tagTrainingCases(
+    { ...deps, onPage: (read) => deps.progress?.({ phase: 'reading cases', read }) },
+    input,
+  );
   const used = examples.slice(0, TAG_TRAINING.maxCases);
   let named = 0;
   let read = 0;
@@ -53,10 +56,25 @@ async function readInputs(deps: Deps, input: { tenant: string }) {
   const inputs = await readTagTrainingInputs(used, {
     now: (deps.now ?? Date.now)(),
     // Names are embedded as the cases were (passages), taking the tenant's turn at the server.
-    embedNames: (texts) => deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => deps.progress?.({ phase: 'embedding tag names', batches: ++named, tags: texts.length }) }),
+    embedNames: (texts) =>
+      deps.embedder.embed({
+        texts,
+        inputType: 'passage',
+        tenant: input.tenant,
+        signal: deps.signal,
+        onBatch: () => deps.progress?.({ phase: 'embedding tag names', batches: ++named, tags: texts.length }),
+      }),
     english: english && {
       model: english.model,
-      embed: (texts) => english.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => deps.progress?.({ phase: 'reading texts with the English encoder', batches: ++read, texts: texts.length }) }),
+      embed: (texts) =>
+        english.embed({
+          texts,
+          inputType: 'passage',
+          tenant: input.tenant,
+          signal: deps.signal,
+          onBatch: () =>
+            deps.progress?.({ phase: 'reading texts with the English encoder', batches: ++read, texts: texts.length }),
+        }),
     },
   });
   return { inputs, taggedCases: examples.length, spamCases: spam, allTags: new Set(used.flatMap((e) => e.tags)).size };
@@ -67,10 +85,13 @@ export async function trainTags(deps: Deps, input: { tenant: string }): Promise<
   const { inputs, taggedCases, spamCases, allTags } = await readInputs(deps, input);
   const model =
     inputs &&
-    (await heartbeating(deps.tagCpu.run({ task: 'trainTags', input: inputs, transfer: tagTrainingBuffers(inputs), signal: deps.signal }), {
-      progress: deps.progress,
-      details: { phase: 'training', cases: inputs.cases, tags: inputs.tags.length, since: new Date().toISOString() },
-    }));
+    (await heartbeating(
+      deps.tagCpu.run({ task: 'trainTags', input: inputs, transfer: tagTrainingBuffers(inputs), signal: deps.signal }),
+      {
+        progress: deps.progress,
+        details: { phase: 'training', cases: inputs.cases, tags: inputs.tags.length, since: new Date().toISOString() },
+      },
+    ));
   const stored = model ? await storeTagModel(deps, { tenant: input.tenant, model }) : null;
   return {
     taggedCases,

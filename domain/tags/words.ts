@@ -26,7 +26,9 @@ export function terms(text: string): string[] {
 export function buildVocabulary(texts: readonly string[], o: { minDocuments: number; maxTerms: number }): Vocabulary {
   const df = new Map<string, number>();
   for (const text of texts) for (const t of new Set(terms(text))) df.set(t, (df.get(t) ?? 0) + 1);
-  const byUse = [...df].filter(([, n]) => n >= o.minDocuments).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+  const byUse = [...df]
+    .filter(([, n]) => n >= o.minDocuments)
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
   const kept = byUse.slice(0, Math.max(0, o.maxTerms)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return { terms: kept.map(([t]) => t), idf: kept.map(([, n]) => Math.log((1 + texts.length) / (1 + n)) + 1) };
 }
@@ -34,7 +36,10 @@ export function buildVocabulary(texts: readonly string[], o: { minDocuments: num
 /** A lookup from term to its index, built once per vocabulary. */
 export const termIndex = (vocabulary: Vocabulary) => new Map(vocabulary.terms.map((t, i) => [t, i]));
 
-export function wordFeatures(o: { vocabulary: Vocabulary; index: Map<string, number>; scale: number }, text: string): SparseVector {
+export function wordFeatures(
+  o: { vocabulary: Vocabulary; index: Map<string, number>; scale: number },
+  text: string,
+): SparseVector {
   const counts = new Map<number, number>();
   for (const t of terms(text)) {
     const i = o.index.get(t);

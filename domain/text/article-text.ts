@@ -48,7 +48,9 @@ function looksLikeHtml(body: string): boolean {
 export const MAX_HTML_DEPTH = 256;
 /** Elements that never hold others, or that the next one of their kind closes (a run of `<p>` is not nested). */
 const NOT_NESTING = new Set(
-  'area base br col embed hr img input link meta param source track wbr keygen p li dt dd tr td th option optgroup rb rt rp rtc tbody thead tfoot'.split(' '),
+  'area base br col embed hr img input link meta param source track wbr keygen p li dt dd tr td th option optgroup rb rt rp rtc tbody thead tfoot'.split(
+    ' ',
+  ),
 );
 
 /** Whether the HTML opens elements more than `limit` deep (counting tags, in one pass). */
@@ -144,7 +146,8 @@ export function toPassages(sections: Section[], options: PassageOptions = DEFAUL
       }
       current = current ? `${current} ${piece}` : piece;
     }
-    if (current || (section.heading && passages.length === 0)) passages.push({ heading: section.heading, text: current });
+    if (current || (section.heading && passages.length === 0))
+      passages.push({ heading: section.heading, text: current });
   }
   return passages;
 }

@@ -99,7 +99,9 @@ export const headerLanguage = (header: unknown): string | undefined =>
   typeof header === 'string' ? header.toLowerCase().split(/[-_]/)[0] || undefined : undefined;
 
 /** The header's language, else the one the text shows; undefined when neither tells. */
-export const statedLanguage = (o: { header: unknown; text: string }): string | undefined => headerLanguage(o.header) ?? textLanguage(o.text);
+export const statedLanguage = (o: { header: unknown; text: string }): string | undefined =>
+  headerLanguage(o.header) ?? textLanguage(o.text);
 
 /** The request language: the header's, else the one the text shows, else `fallback` (English). */
-export const requestLanguage = (o: { header: unknown; text: string; fallback?: string }): string => statedLanguage(o) ?? o.fallback ?? 'en';
+export const requestLanguage = (o: { header: unknown; text: string; fallback?: string }): string =>
+  statedLanguage(o) ?? o.fallback ?? 'en';

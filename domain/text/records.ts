@@ -19,8 +19,14 @@ export interface CaseText {
 /** A comment without `isPublic` counts as public, as helpdesks default to. */
 export function caseText(c: Pick<Case, 'subject' | 'description' | 'comments'>): CaseText {
   const comments = c.comments ?? [];
-  const publicComments = comments.filter((m) => m.isPublic !== false).map((m) => m.comment.trim()).join('\n\n');
-  const privateComments = comments.filter((m) => m.isPublic === false).map((m) => m.comment.trim()).join('\n\n');
+  const publicComments = comments
+    .filter((m) => m.isPublic !== false)
+    .map((m) => m.comment.trim())
+    .join('\n\n');
+  const privateComments = comments
+    .filter((m) => m.isPublic === false)
+    .map((m) => m.comment.trim())
+    .join('\n\n');
   const embedding = [c.subject, c.description, publicComments].filter(Boolean).join('\n').slice(0, EMBEDDING_CHARS);
   return { publicComments, privateComments, embedding };
 }

@@ -41,7 +41,10 @@ export async function storeAnswers(deps: Deps, input: { tenant: string; answers:
   if (input.answers.length === 0) return;
   const collection = (await deps.weaviate()).collections.use(COLLECTIONS.askAnswer).withTenant(input.tenant);
   const res = await collection.data.insertMany(
-    input.answers.map(({ sources, ...a }) => ({ id: objectId(input.tenant, 'answer', a.answerId), properties: { ...a, sourcesJson: JSON.stringify(sources) } })) as any,
+    input.answers.map(({ sources, ...a }) => ({
+      id: objectId(input.tenant, 'answer', a.answerId),
+      properties: { ...a, sourcesJson: JSON.stringify(sources) },
+    })) as any,
   );
   if (res.hasErrors) throw new Error(Object.values(res.errors)[0]?.message ?? 'storing answers failed');
 }
@@ -52,14 +55,20 @@ const toAnswer = (p: Record<string, any>): AnswerRecord => {
 };
 
 /** The answer `answerId` of `tenant`, or undefined: another tenant's answer is never found. */
-export async function findAnswer(deps: Deps, input: { tenant: string; answerId: string }): Promise<AnswerRecord | undefined> {
+export async function findAnswer(
+  deps: Deps,
+  input: { tenant: string; answerId: string },
+): Promise<AnswerRecord | undefined> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.askAnswer, input.tenant);
   const found = await collection?.query.fetchObjectById(objectId(input.tenant, 'answer', input.answerId));
   return found ? toAnswer(found.properties as Record<string, any>) : undefined;
 }
 
 /** The stored answers of one chat session of `tenant`, the latest `limit`, oldest first. */
-export async function sessionAnswers(deps: Deps, input: { tenant: string; chatId: string; limit: number }): Promise<AnswerRecord[]> {
+export async function sessionAnswers(
+  deps: Deps,
+  input: { tenant: string; chatId: string; limit: number },
+): Promise<AnswerRecord[]> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.askAnswer, input.tenant);
   if (!collection) return [];
   const res = await collection.query.fetchObjects({
@@ -95,12 +104,22 @@ export async function listAnswersWithFeedback(
   if (feedbacks) {
     for await (const o of feedbacks.iterator()) {
       const f = o.properties as Record<string, any>;
-      const record = { answerId: f.answerId, details: f.details, rating: Number(f.rating), createdAt: Number(f.createdAt) };
+      const record = {
+        answerId: f.answerId,
+        details: f.details,
+        rating: Number(f.rating),
+        createdAt: Number(f.createdAt),
+      };
       byAnswer.set(record.answerId, [...(byAnswer.get(record.answerId) ?? []), record]);
     }
   }
-  const filters = input.since !== undefined ? answers.filter.byProperty('createdAt').greaterOrEqual(input.since) : undefined;
-  const res = await answers.query.fetchObjects({ filters, limit: input.limit ?? 1000, sort: answers.sort.byProperty('createdAt', false) });
+  const filters =
+    input.since !== undefined ? answers.filter.byProperty('createdAt').greaterOrEqual(input.since) : undefined;
+  const res = await answers.query.fetchObjects({
+    filters,
+    limit: input.limit ?? 1000,
+    sort: answers.sort.byProperty('createdAt', false),
+  });
   return res.objects
     .map((o) => {
       const answer = toAnswer(o.properties as Record<string, any>);

@@ -20,7 +20,8 @@ const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 const idForHash = (hash: string) => generateUuid5(`api-key:${hash}`);
 
 export function parseTenant(tenant: string): string {
-  if (!TENANT_PATTERN.test(tenant)) throw new Error(`tenant must match ${TENANT_PATTERN} (letters, digits, _ and -, at most 64)`);
+  if (!TENANT_PATTERN.test(tenant))
+    throw new Error(`tenant must match ${TENANT_PATTERN} (letters, digits, _ and -, at most 64)`);
   return tenant;
 }
 
@@ -35,11 +36,22 @@ export class ApiKeyStore {
     return (await this.weaviate()).collections.use(COLLECTIONS.business);
   }
 
-  async create(input: { tenant: string; scopes: string[]; name?: string }): Promise<{ key: string; record: ApiKeyRecord }> {
+  async create(input: {
+    tenant: string;
+    scopes: string[];
+    name?: string;
+  }): Promise<{ key: string; record: ApiKeyRecord }> {
     const keyId = randomBytes(4).toString('hex');
     const key = `sai_${keyId}_${randomBytes(24).toString('base64url')}`;
     const keyHash = hashKey(key);
-    const record: ApiKeyRecord = { keyId, tenant: parseTenant(input.tenant), scopes: input.scopes, name: input.name ?? '', createdAt: Date.now(), revokedAt: 0 };
+    const record: ApiKeyRecord = {
+      keyId,
+      tenant: parseTenant(input.tenant),
+      scopes: input.scopes,
+      name: input.name ?? '',
+      createdAt: Date.now(),
+      revokedAt: 0,
+    };
     await (await this.keys()).data.insert({ id: idForHash(keyHash), properties: { ...record, keyHash } });
     return { key, record };
   }
@@ -72,14 +84,23 @@ export class ApiKeyStore {
   }
 
   async addBusiness(input: { businessId: string; tenant: string }): Promise<void> {
-    await (await this.businesses()).data.insert({
-      id: generateUuid5(`business:${input.businessId}`),
-      properties: { businessId: input.businessId, tenant: parseTenant(input.tenant) },
-    }).catch(async (err) => {
-      // Re-adding the same business id moves it to the given tenant.
-      if (!/already exists/i.test(String(err?.message))) throw err;
-      await (await this.businesses()).data.replace({ id: generateUuid5(`business:${input.businessId}`), properties: { businessId: input.businessId, tenant: input.tenant } });
-    });
+    await (
+      await this.businesses()
+    ).data
+      .insert({
+        id: generateUuid5(`business:${input.businessId}`),
+        properties: { businessId: input.businessId, tenant: parseTenant(input.tenant) },
+      })
+      .catch(async (err) => {
+        // Re-adding the same business id moves it to the given tenant.
+        if (!/already exists/i.test(String(err?.message))) throw err;
+        await (
+          await this.businesses()
+        ).data.replace({
+          id: generateUuid5(`business:${input.businessId}`),
+          properties: { businessId: input.businessId, tenant: input.tenant },
+        });
+      });
   }
 
   /** The tenant a business id belongs to. A tenant's own name is always one of its business ids. */

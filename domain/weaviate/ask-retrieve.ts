@@ -56,7 +56,14 @@ export interface Source {
   /** Texts of the source that matched, best first: article passages, or a case's or incident's text. */
   passages: string[];
   language?: string;
-  incident?: { status: string; startedAt: string; updatedAt: string; components: string[]; ongoing: boolean; latestUpdate?: string };
+  incident?: {
+    status: string;
+    startedAt: string;
+    updatedAt: string;
+    components: string[];
+    ongoing: boolean;
+    latestUpdate?: string;
+  };
 }
 
 export interface AskRetrievalInput {
@@ -70,7 +77,6 @@ export interface AskRetrievalInput {
   /** Epoch ms that "recent" is measured from. */
   now: number;
 }
-
 
 /** Statuses after which an incident is over (Statuspage and common helpdesk words). */
 const CLOSED_STATUSES = new Set(['resolved', 'completed', 'postmortem', 'closed', 'fixed']);
@@ -132,7 +138,11 @@ async function articleSources(deps: Deps, input: AskRetrievalInput, vector: numb
  * gets 0 for every article, which leaves the ranking to the passages; an article without one
  * beside articles with one counts the floor.
  */
-async function titleSimilarities(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<{ byArticle: Map<string, number>; floor: number }> {
+async function titleSimilarities(
+  deps: Deps,
+  input: AskRetrievalInput,
+  vector: number[],
+): Promise<{ byArticle: Map<string, number>; floor: number }> {
   const collection = await tenantOf(deps, COLLECTIONS.articleTitle, input.tenant);
   if (!collection) return { byArticle: new Map(), floor: 0 };
   const filters = productFilter(collection, input.productIds);
@@ -182,7 +192,13 @@ async function caseSources(deps: Deps, input: AskRetrievalInput, vector: number[
 }
 
 /** The last update of an incident's stored text: its lines after the header are the timeline, oldest first. */
-const latestUpdate = (text: string) => text.split('\n').filter((l) => l.includes(' — ')).pop()?.split(' — ').pop();
+const latestUpdate = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.includes(' — '))
+    .pop()
+    ?.split(' — ')
+    .pop();
 
 async function incidentSources(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<Source[]> {
   const collection = await tenantOf(deps, COLLECTIONS.incident, input.tenant);
@@ -192,7 +208,10 @@ async function incidentSources(deps: Deps, input: AskRetrievalInput, vector: num
       text: input.text,
       vector,
       ...ASK_RETRIEVAL.incidents,
-      returnProperties: { text: ['incidentId', 'name', 'status', 'shortlink', 'text', 'components', 'startedAt', 'updatedAt'], integers: [] },
+      returnProperties: {
+        text: ['incidentId', 'name', 'status', 'shortlink', 'text', 'components', 'startedAt', 'updatedAt'],
+        integers: [],
+      },
       includeVector: true,
     }),
   );
@@ -215,7 +234,14 @@ async function incidentSources(deps: Deps, input: AskRetrievalInput, vector: num
       retrievalRank,
       boost,
       passages: [p.text],
-      incident: { status: p.status ?? '', startedAt: p.startedAt ?? '', updatedAt: p.updatedAt ?? '', components: p.components ?? [], ongoing, latestUpdate: latestUpdate(p.text ?? '') },
+      incident: {
+        status: p.status ?? '',
+        startedAt: p.startedAt ?? '',
+        updatedAt: p.updatedAt ?? '',
+        components: p.components ?? [],
+        ongoing,
+        latestUpdate: latestUpdate(p.text ?? ''),
+      },
     };
   });
 }

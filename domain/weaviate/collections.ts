@@ -22,14 +22,26 @@ export const COLLECTIONS = {
 } as const;
 
 const text = (name: string) => ({ name, dataType: dataType.TEXT, tokenization: tokenization.WORD });
-const keyword = (name: string) => ({ name, dataType: dataType.TEXT, tokenization: tokenization.FIELD, indexSearchable: false });
-const keywords = (name: string) => ({ name, dataType: dataType.TEXT_ARRAY, tokenization: tokenization.FIELD, indexSearchable: false });
+const keyword = (name: string) => ({
+  name,
+  dataType: dataType.TEXT,
+  tokenization: tokenization.FIELD,
+  indexSearchable: false,
+});
+const keywords = (name: string) => ({
+  name,
+  dataType: dataType.TEXT_ARRAY,
+  tokenization: tokenization.FIELD,
+  indexSearchable: false,
+});
 const stored = (name: string) => ({ name, dataType: dataType.TEXT, indexFilterable: false, indexSearchable: false });
 const int = (name: string) => ({ name, dataType: dataType.INT, indexRangeFilters: true });
 const bool = (name: string) => ({ name, dataType: dataType.BOOLEAN });
 const num = (name: string) => ({ name, dataType: dataType.NUMBER });
 
-type PropertyConfig = ReturnType<typeof text | typeof keyword | typeof keywords | typeof stored | typeof int | typeof bool | typeof num>;
+type PropertyConfig = ReturnType<
+  typeof text | typeof keyword | typeof keywords | typeof stored | typeof int | typeof bool | typeof num
+>;
 
 interface CollectionSpec {
   name: string;
@@ -106,7 +118,15 @@ const SPECS: CollectionSpec[] = [
   {
     name: COLLECTIONS.apiKey,
     multiTenant: false,
-    properties: [keyword('keyHash'), keyword('keyId'), keyword('tenant'), keywords('scopes'), keyword('name'), int('createdAt'), int('revokedAt')],
+    properties: [
+      keyword('keyHash'),
+      keyword('keyId'),
+      keyword('tenant'),
+      keywords('scopes'),
+      keyword('name'),
+      int('createdAt'),
+      int('revokedAt'),
+    ],
   },
   {
     name: COLLECTIONS.business,
@@ -207,7 +227,11 @@ const KNOWN_TENANT_TTL_MS = 10 * 60_000;
  * That a tenant exists is cached (a read then costs no look-up); that it does not is never
  * cached, so a tenant's first upload is seen by the very next read.
  */
-export async function tenantCollection(client: WeaviateClient, name: string, tenant: string): Promise<Collection<any, string, any> | undefined> {
+export async function tenantCollection(
+  client: WeaviateClient,
+  name: string,
+  tenant: string,
+): Promise<Collection<any, string, any> | undefined> {
   const collection = client.collections.use(name);
   const key = `${name}/${tenant}`;
   const confirmed = knownTenants.get(key);

@@ -48,7 +48,10 @@ export async function gradedRecordIds(deps: Deps, input: { tenant: string; ids: 
 }
 
 /** Stores results; a result whose record was stored before is refused and counted as a duplicate. */
-export async function insertResults(deps: Deps, input: { tenant: string; results: EvalResult[] }): Promise<{ stored: number; duplicates: number }> {
+export async function insertResults(
+  deps: Deps,
+  input: { tenant: string; results: EvalResult[] },
+): Promise<{ stored: number; duplicates: number }> {
   if (input.results.length === 0) return { stored: 0, duplicates: 0 };
   const collection = (await deps.weaviate()).collections.use(COLLECTIONS.evalResult).withTenant(input.tenant);
   const res = await collection.data.insertMany(
@@ -102,7 +105,10 @@ function toResult(p: Record<string, any>): EvalResult {
 }
 
 /** The tenant's results, optionally of one use case and within [from, to) by loggedAt. */
-export async function listResults(deps: Deps, input: { tenant: string; useCase?: string; from?: number; to?: number }): Promise<EvalResult[]> {
+export async function listResults(
+  deps: Deps,
+  input: { tenant: string; useCase?: string; from?: number; to?: number },
+): Promise<EvalResult[]> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.evalResult, input.tenant);
   if (!collection) return [];
   const out: EvalResult[] = [];
@@ -131,11 +137,17 @@ export async function resultUseCases(deps: Deps, input: { tenant: string }): Pro
 }
 
 /** Deletes a tenant's results of one use case logged before `before` (epoch ms). */
-export async function deleteResultsBefore(deps: Deps, input: { tenant: string; useCase: string; before: number }): Promise<number> {
+export async function deleteResultsBefore(
+  deps: Deps,
+  input: { tenant: string; useCase: string; before: number },
+): Promise<number> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.evalResult, input.tenant);
   if (!collection) return 0;
   const res = await collection.data.deleteMany(
-    Filters.and(collection.filter.byProperty('useCase').equal(input.useCase), collection.filter.byProperty('loggedAt').lessThan(input.before)),
+    Filters.and(
+      collection.filter.byProperty('useCase').equal(input.useCase),
+      collection.filter.byProperty('loggedAt').lessThan(input.before),
+    ),
   );
   return res.successful;
 }

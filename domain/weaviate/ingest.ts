@@ -59,7 +59,10 @@ function groups<T>(items: T[], size = GROUP): T[][] {
  * Stores each article as its passages (ArticlePassage) and its title (ArticleTitle), both with
  * their embeddings, computed in one call per group.
  */
-export async function upsertArticles(deps: Deps, input: { tenant: string; articles: Article[] }): Promise<IngestResult> {
+export async function upsertArticles(
+  deps: Deps,
+  input: { tenant: string; articles: Article[] },
+): Promise<IngestResult> {
   const client = await deps.weaviate();
   const collection = client.collections.use(COLLECTIONS.articlePassage).withTenant(input.tenant);
   const titleCollection = client.collections.use(COLLECTIONS.articleTitle).withTenant(input.tenant);
@@ -72,10 +75,15 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
         failed.push({ id: article.articleId, error: '/body has no text after conversion' });
         return [];
       }
-      const language = article.language?.slice(0, 2).toLowerCase() ?? detectLanguage(`${article.title}\n${passages.map((p) => p.text).join('\n')}`) ?? '';
+      const language =
+        article.language?.slice(0, 2).toLowerCase() ??
+        detectLanguage(`${article.title}\n${passages.map((p) => p.text).join('\n')}`) ??
+        '';
       return [{ article, passages, language }];
     });
-    const texts = prepared.flatMap(({ article, passages }) => passages.map((p) => [article.title, p.heading, p.text].filter(Boolean).join('\n')));
+    const texts = prepared.flatMap(({ article, passages }) =>
+      passages.map((p) => [article.title, p.heading, p.text].filter(Boolean).join('\n')),
+    );
     const titled = prepared.filter(({ article }) => article.title.trim());
     const vectors = await deps.embedder.embed({
       texts: [...texts, ...titled.map(({ article }) => article.title)],
@@ -118,7 +126,10 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
     // Per-object errors as [article id, message]: a passage or the title that failed fails its article.
     const errors: [string, string][] = [
       ...[...(await insert(collection, objects))].map(([i, message]): [string, string] => [owners[i], message]),
-      ...[...(await insert(titleCollection, titles))].map(([i, message]): [string, string] => [titled[i].article.articleId, message]),
+      ...[...(await insert(titleCollection, titles))].map(([i, message]): [string, string] => [
+        titled[i].article.articleId,
+        message,
+      ]),
     ];
     const failedIds = new Set(errors.map(([id]) => id));
     for (const [id, message] of errors) if (!failed.some((f) => f.id === id)) failed.push({ id, error: message });
@@ -126,7 +137,10 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
     const stale = prepared
       .filter(({ article }) => !failedIds.has(article.articleId))
       .map(({ article, passages }) =>
-        Filters.and(collection.filter.byProperty('articleId').equal(article.articleId), collection.filter.byProperty('passageIndex').greaterOrEqual(passages.length)),
+        Filters.and(
+          collection.filter.byProperty('articleId').equal(article.articleId),
+          collection.filter.byProperty('passageIndex').greaterOrEqual(passages.length),
+        ),
       );
     if (stale.length > 0) await collection.data.deleteMany(Filters.or(...stale));
     stored += prepared.length - failedIds.size;
@@ -136,7 +150,10 @@ export async function upsertArticles(deps: Deps, input: { tenant: string; articl
 }
 
 /** Removes every passage and the title of the given articles. Deleting an id that is not stored is not an error. */
-export async function deleteArticles(deps: Deps, input: { tenant: string; articleIds: string[] }): Promise<IngestResult> {
+export async function deleteArticles(
+  deps: Deps,
+  input: { tenant: string; articleIds: string[] },
+): Promise<IngestResult> {
   const client = await deps.weaviate();
   const passages = await tenantCollection(client, COLLECTIONS.articlePassage, input.tenant);
   if (!passages) return { stored: 0, failed: [] };
@@ -148,7 +165,8 @@ export async function deleteArticles(deps: Deps, input: { tenant: string; articl
     for (;;) {
       const res = await passages.data.deleteMany(filter);
       if (res.matches === 0) break;
-      if (res.successful === 0) throw new Error(`could not delete ${res.matches} passages of articles ${ids.join(', ')}`);
+      if (res.successful === 0)
+        throw new Error(`could not delete ${res.matches} passages of articles ${ids.join(', ')}`);
     }
     // One title per article: a single call removes them (100 ids, far below the server's maximum).
     await titles?.data.deleteMany(titles.filter.byProperty('articleId').containsAny(ids));
@@ -163,8 +181,18 @@ export async function upsertCases(deps: Deps, input: { tenant: string; cases: Ca
   let stored = 0;
   for (const group of groups(input.cases)) {
     const texts = group.map((c) => caseText(c).embedding);
-    const vectors = await deps.embedder.embed({ texts, inputType: 'passage', tenant: input.tenant, signal: deps.signal, onBatch: () => heartbeat({ stored }) });
-    const objects = group.map((c, i) => ({ id: objectId(input.tenant, 'case', c.id), vectors: vectors[i], properties: caseProperties(c) }));
+    const vectors = await deps.embedder.embed({
+      texts,
+      inputType: 'passage',
+      tenant: input.tenant,
+      signal: deps.signal,
+      onBatch: () => heartbeat({ stored }),
+    });
+    const objects = group.map((c, i) => ({
+      id: objectId(input.tenant, 'case', c.id),
+      vectors: vectors[i],
+      properties: caseProperties(c),
+    }));
     const errors = await insert(collection, objects);
     for (const [i, message] of errors) failed.push({ id: group[i].id, error: message });
     stored += group.length - errors.size;
@@ -199,12 +227,20 @@ function caseProperties(c: Case): Record<string, unknown> {
   };
 }
 
-export async function upsertIncident(deps: Deps, input: { tenant: string; record: IncidentUpload }): Promise<{ id: string }> {
+export async function upsertIncident(
+  deps: Deps,
+  input: { tenant: string; record: IncidentUpload },
+): Promise<{ id: string }> {
   const collection = (await deps.weaviate()).collections.use(COLLECTIONS.incident).withTenant(input.tenant);
   const { record } = input;
   const id = record.incident.id ?? objectId(input.tenant, 'incident-content', JSON.stringify(record.incident));
   const text = incidentText(record);
-  const [vector] = await deps.embedder.embed({ texts: [text], inputType: 'passage', tenant: input.tenant, signal: deps.signal });
+  const [vector] = await deps.embedder.embed({
+    texts: [text],
+    inputType: 'passage',
+    tenant: input.tenant,
+    signal: deps.signal,
+  });
   const lastUpdate = record.updates[record.updates.length - 1];
   const errors = await insert(collection, [
     {

@@ -46,7 +46,8 @@ export class WeaviateRateCounts implements RateCountStore {
       limit: 10_000,
       returnProperties: ['subject', 'count'],
     });
-    for (const { properties: p } of res.objects) totals.set(String(p.subject), (totals.get(String(p.subject)) ?? 0) + Number(p.count));
+    for (const { properties: p } of res.objects)
+      totals.set(String(p.subject), (totals.get(String(p.subject)) ?? 0) + Number(p.count));
     return totals;
   }
 

@@ -39,11 +39,14 @@ export async function timed<T>(deps: Deps, phase: SearchPhase, fn: () => Promise
 
 /** The query's embedding; computed once per search, whatever the number of hybrid queries. */
 export async function embedQuery(deps: Deps, tenant: string, text: string): Promise<number[]> {
-  const [vector] = await timed(deps, 'embed', () => deps.embedder.embed({ texts: [text], inputType: 'query', tenant, signal: deps.signal }));
+  const [vector] = await timed(deps, 'embed', () =>
+    deps.embedder.embed({ texts: [text], inputType: 'query', tenant, signal: deps.signal }),
+  );
   return vector;
 }
 
-export const tenantOf = (deps: Deps, name: string, tenant: string) => timed(deps, 'tenant', async () => tenantCollection(await deps.weaviate(), name, tenant));
+export const tenantOf = (deps: Deps, name: string, tenant: string) =>
+  timed(deps, 'tenant', async () => tenantCollection(await deps.weaviate(), name, tenant));
 
 /** The properties a search result shows; integers are listed apart (see `hybrid`). */
 const RESULT_PROPERTIES = {
@@ -142,17 +145,34 @@ export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<
   const merged = new Map<string, CaseHit>();
   for (const productId of perProduct) {
     const filters = Filters.and(...common, ...(productId ? [f.byProperty('productId').equal(productId)] : []));
-    const found = await timed(deps, 'hybrid', () => hybrid(collection, { text, vector, ...RETRIEVAL.cases, filters, limit: want, returnProperties: RESULT_PROPERTIES.cases }));
+    const found = await timed(deps, 'hybrid', () =>
+      hybrid(collection, {
+        text,
+        vector,
+        ...RETRIEVAL.cases,
+        filters,
+        limit: want,
+        returnProperties: RESULT_PROPERTIES.cases,
+      }),
+    );
     for (const o of found) {
       const p = o.properties as Record<string, any>;
-      const hit = { id: p.caseId, subject: p.subject, url: p.url, timeOfCreation: p.timeOfCreation === undefined ? undefined : Number(p.timeOfCreation), productId: p.productId, score: o.metadata?.score ?? 0 };
+      const hit = {
+        id: p.caseId,
+        subject: p.subject,
+        url: p.url,
+        timeOfCreation: p.timeOfCreation === undefined ? undefined : Number(p.timeOfCreation),
+        productId: p.productId,
+        score: o.metadata?.score ?? 0,
+      };
       if ((merged.get(hit.id)?.score ?? -1) < hit.score) merged.set(hit.id, hit);
     }
   }
   return [...merged.values()].sort(byScoreThenId).slice(input.offset, want);
 }
 
-const byScoreThenId = (a: { score: number; id: string }, b: { score: number; id: string }) => b.score - a.score || a.id.localeCompare(b.id);
+const byScoreThenId = (a: { score: number; id: string }, b: { score: number; id: string }) =>
+  b.score - a.score || a.id.localeCompare(b.id);
 
 export interface ArticleHit {
   id: string;
@@ -163,7 +183,10 @@ export interface ArticleHit {
 }
 
 /** One result per article: its best-matching passage gives the snippet. */
-export async function searchArticles(deps: Deps, input: { tenant: string; text: string; offset: number; limit: number }): Promise<ArticleHit[]> {
+export async function searchArticles(
+  deps: Deps,
+  input: { tenant: string; text: string; offset: number; limit: number },
+): Promise<ArticleHit[]> {
   const collection = await tenantOf(deps, COLLECTIONS.articlePassage, input.tenant);
   if (!collection) return [];
   const want = input.offset + input.limit;
@@ -181,7 +204,13 @@ export async function searchArticles(deps: Deps, input: { tenant: string; text: 
   for (const o of passages) {
     const p = o.properties as Record<string, any>;
     if (best.has(p.articleId)) continue; // passages arrive best first
-    best.set(p.articleId, { id: p.articleId, title: p.title, url: p.url, snippet: snippet(p.text), score: o.metadata?.score ?? 0 });
+    best.set(p.articleId, {
+      id: p.articleId,
+      title: p.title,
+      url: p.url,
+      snippet: snippet(p.text),
+      score: o.metadata?.score ?? 0,
+    });
   }
   return [...best.values()].sort(byScoreThenId).slice(input.offset, want);
 }

@@ -47,46 +47,79 @@ export function parseTagModel(json: string): TagModel {
     ...m,
     mean: fromF32(m.mean),
     scale: fromF32(m.scale),
-    softmax: { ...s, denseWeights: fromF32(s.denseWeights), sparseWeights: fromF32(s.sparseWeights), bias: fromF32(s.bias) },
+    softmax: {
+      ...s,
+      denseWeights: fromF32(s.denseWeights),
+      sparseWeights: fromF32(s.sparseWeights),
+      bias: fromF32(s.bias),
+    },
   };
 }
 
-export async function storeTagModel(deps: Deps, input: { tenant: string; model: TagModel }): Promise<{ version: number }> {
+export async function storeTagModel(
+  deps: Deps,
+  input: { tenant: string; model: TagModel },
+): Promise<{ version: number }> {
   const collection = (await deps.weaviate()).collections.use(COLLECTIONS.tagModel).withTenant(input.tenant);
   const version = input.model.trainedAt;
   const json = serializeTagModel(input.model);
   const chunkCount = Math.ceil(json.length / CHUNK_CHARS);
   for (let i = 0; i < chunkCount; i++) {
     const data = json.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS);
-    await collection.data.insert({ id: chunkId(input.tenant, version, i), properties: { kind: 'chunk', version, chunkIndex: i, chunkCount, data } }).catch(async (err) => {
-      // A retried activity finds its own chunk already there: replace it.
-      await collection.data.replace({ id: chunkId(input.tenant, version, i), properties: { kind: 'chunk', version, chunkIndex: i, chunkCount, data } }).catch(() => {
-        throw err;
+    await collection.data
+      .insert({
+        id: chunkId(input.tenant, version, i),
+        properties: { kind: 'chunk', version, chunkIndex: i, chunkCount, data },
+      })
+      .catch(async (err) => {
+        // A retried activity finds its own chunk already there: replace it.
+        await collection.data
+          .replace({
+            id: chunkId(input.tenant, version, i),
+            properties: { kind: 'chunk', version, chunkIndex: i, chunkCount, data },
+          })
+          .catch(() => {
+            throw err;
+          });
       });
-    });
   }
   const head = { id: headId(input.tenant), properties: { kind: 'head', version, chunkIndex: 0, chunkCount, data: '' } };
   if (await collection.data.exists(head.id)) await collection.data.replace(head);
   else await collection.data.insert(head);
-  await collection.data.deleteMany(Filters.and(collection.filter.byProperty('kind').equal('chunk'), collection.filter.byProperty('version').notEqual(version)));
+  await collection.data.deleteMany(
+    Filters.and(
+      collection.filter.byProperty('kind').equal('chunk'),
+      collection.filter.byProperty('version').notEqual(version),
+    ),
+  );
   return { version };
 }
 
 /** The version of the tenant's current model, or undefined when it has none. */
-export async function tagModelVersion(deps: Deps, input: { tenant: string }): Promise<{ version: number; chunkCount: number } | undefined> {
+export async function tagModelVersion(
+  deps: Deps,
+  input: { tenant: string },
+): Promise<{ version: number; chunkCount: number } | undefined> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.tagModel, input.tenant);
-  const head = await collection?.query.fetchObjectById(headId(input.tenant), { returnProperties: ['version', 'chunkCount'] });
+  const head = await collection?.query.fetchObjectById(headId(input.tenant), {
+    returnProperties: ['version', 'chunkCount'],
+  });
   if (!head) return undefined;
   const p = head.properties as Record<string, unknown>;
   return { version: Number(p.version), chunkCount: Number(p.chunkCount) };
 }
 
-export async function loadTagModel(deps: Deps, input: { tenant: string; version: number; chunkCount: number }): Promise<TagModel | undefined> {
+export async function loadTagModel(
+  deps: Deps,
+  input: { tenant: string; version: number; chunkCount: number },
+): Promise<TagModel | undefined> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.tagModel, input.tenant);
   if (!collection) return undefined;
   const parts: string[] = [];
   for (let i = 0; i < input.chunkCount; i++) {
-    const chunk = await collection.query.fetchObjectById(chunkId(input.tenant, input.version, i), { returnProperties: ['data'] });
+    const chunk = await collection.query.fetchObjectById(chunkId(input.tenant, input.version, i), {
+      returnProperties: ['data'],
+    });
     // Replaced by a newer version while we read: the caller reads the head again next time.
     if (!chunk) return undefined;
     parts.push(String((chunk.properties as Record<string, unknown>).data));
@@ -102,9 +135,7 @@ export class TagModelCache<T> {
   private readonly held = new Map<string, { version?: number; value?: T; checkedAt: number }>();
   private readonly loading = new Map<string, Promise<T | undefined>>();
 
-  constructor(
-    private readonly o: { build: (model: TagModel) => T; maxTenants?: number; now?: () => number },
-  ) {}
+  constructor(private readonly o: { build: (model: TagModel) => T; maxTenants?: number; now?: () => number }) {}
 
   /** The tenant's current model (built), or undefined when it has none. */
   get(deps: Deps, tenant: string): Promise<T | undefined> {
@@ -135,13 +166,19 @@ export class TagModelCache<T> {
 }
 
 /** Every tagged case of the tenant that is not spam, with its vector and public text. */
-export async function tagTrainingCases(deps: Deps & { onPage?: (read: number) => void }, input: { tenant: string }): Promise<{ examples: TagExample[]; spam: number }> {
+export async function tagTrainingCases(
+  deps: Deps & { onPage?: (read: number) => void },
+  input: { tenant: string },
+): Promise<{ examples: TagExample[]; spam: number }> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.supportCase, input.tenant);
   const examples: TagExample[] = [];
   let spam = 0;
   if (!collection) return { examples, spam };
   let read = 0;
-  for await (const o of collection.iterator({ includeVector: true, returnProperties: ['subject', 'description', 'comments', 'tags', 'spam'] })) {
+  for await (const o of collection.iterator({
+    includeVector: true,
+    returnProperties: ['subject', 'description', 'comments', 'tags', 'spam'],
+  })) {
     if (++read % 1000 === 0) deps.onPage?.(read);
     const p = o.properties as Record<string, any>;
     const tags: string[] = (p.tags ?? []).filter((t: unknown) => typeof t === 'string' && t.trim() !== '');
@@ -152,7 +189,15 @@ export async function tagTrainingCases(deps: Deps & { onPage?: (read: number) =>
     }
     const v = vectorOf(o as { vectors?: Record<string, unknown> });
     if (!v) continue;
-    examples.push({ vector: v, text: caseText({ subject: p.subject, description: p.description, comments: p.comments ? [{ comment: p.comments }] : [] } as any).embedding, tags });
+    examples.push({
+      vector: v,
+      text: caseText({
+        subject: p.subject,
+        description: p.description,
+        comments: p.comments ? [{ comment: p.comments }] : [],
+      } as any).embedding,
+      tags,
+    });
   }
   return { examples, spam };
 }

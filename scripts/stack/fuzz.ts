@@ -46,12 +46,16 @@ export function plainBanner(line: string): string {
 
 function schemathesisArgs(o: { baseUrl: string; reportFile: string }): string[] {
   return [
-    '--config-file', CONFIG_FILE,
+    '--config-file',
+    CONFIG_FILE,
     'run',
     `${o.baseUrl}/openapi.json`,
-    '--checks', 'all',
-    '--report', 'json',
-    '--report-json-path', o.reportFile,
+    '--checks',
+    'all',
+    '--report',
+    'json',
+    '--report-json-path',
+    o.reportFile,
     ...process.argv.slice(2),
   ];
 }

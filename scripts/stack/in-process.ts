@@ -35,7 +35,10 @@ export function installRuntime(): void {
   // An API started before (its ask worker's connection) has made the default runtime already: keep that one.
   if (Runtime._instance) return;
   const level = (process.env.WORKER_LOG_LEVEL as LogLevel) ?? 'ERROR';
-  Runtime.install({ logger: temporalLogger(level), telemetryOptions: { logging: { filter: { core: level }, forward: {} } } });
+  Runtime.install({
+    logger: temporalLogger(level),
+    telemetryOptions: { logging: { filter: { core: level }, forward: {} } },
+  });
 }
 
 export async function startInProcess(o: { env?: Record<string, string> } = {}): Promise<InProcessApp> {
@@ -44,10 +47,19 @@ export async function startInProcess(o: { env?: Record<string, string> } = {}): 
   }
   installRuntime();
   const taskQueue = `inproc-${randomBytes(4).toString('hex')}`;
-  const env = { ...process.env, TASK_QUEUE: taskQueue, API_PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...o.env };
+  const env = {
+    ...process.env,
+    TASK_QUEUE: taskQueue,
+    API_PORT: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    ...o.env,
+  };
   const config = loadServicesConfig(env);
   const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
   const worker = await createWorker({ config, connection: nativeConnection, workflowBundle, taskQueue });
   const running = worker.run();
   const api = await startServer(env, { workflowBundle });

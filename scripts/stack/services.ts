@@ -62,7 +62,10 @@ export function portFree(port: number): Promise<boolean> {
 
 /** Fails with a message naming the service and the setting to change when a port is taken. */
 export async function assertPortFree(port: number, what: string, setting: string): Promise<void> {
-  if (!(await portFree(port))) throw new Error(`port ${port} for ${what} is already in use; stop whatever holds it or choose another port with ${setting}`);
+  if (!(await portFree(port)))
+    throw new Error(
+      `port ${port} for ${what} is already in use; stop whatever holds it or choose another port with ${setting}`,
+    );
 }
 
 function tail(file: string, lines = 30): string {
@@ -94,12 +97,16 @@ export async function waitHealthy(service: Service, check: () => Promise<boolean
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (service.child.exitCode !== null || service.child.signalCode !== null) {
-      throw new Error(`${service.name} exited (${service.child.exitCode ?? service.child.signalCode}) while starting; log ${service.logFile}:\n${tail(service.logFile)}`);
+      throw new Error(
+        `${service.name} exited (${service.child.exitCode ?? service.child.signalCode}) while starting; log ${service.logFile}:\n${tail(service.logFile)}`,
+      );
     }
     if (await check().catch(() => false)) return;
     await sleep(250);
   }
-  throw new Error(`${service.name} not healthy after ${timeoutMs / 1000} s; log ${service.logFile}:\n${tail(service.logFile)}`);
+  throw new Error(
+    `${service.name} not healthy after ${timeoutMs / 1000} s; log ${service.logFile}:\n${tail(service.logFile)}`,
+  );
 }
 
 /** Spawns a spec's process and waits until it is healthy; stops it again when it is not. */
@@ -143,7 +150,18 @@ export interface TemporalOptions {
 export const SEARCH_ATTRIBUTES = ['TenantId=Keyword', 'Operation=Keyword', 'ChatId=Keyword'];
 
 export function temporalSpec(o: TemporalOptions): ServiceSpec {
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), '--db-filename', o.dbFile, '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(o.port),
+    '--db-filename',
+    o.dbFile,
+    '--log-level',
+    'warn',
+  ];
   for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', sa);
   // A dead worker's last poll is forgotten sooner, so "no worker" shows within seconds (api/worker-presence.ts).
   args.push('--dynamic-config-value', 'matching.longPollExpirationInterval="10s"');
@@ -155,7 +173,9 @@ export function temporalSpec(o: TemporalOptions): ServiceSpec {
     args,
     logDir: o.logDir,
     healthy: async () => {
-      const health = await execFileAsync(o.bin, ['operator', 'cluster', 'health', '--address', `127.0.0.1:${o.port}`], { timeout: 5000 });
+      const health = await execFileAsync(o.bin, ['operator', 'cluster', 'health', '--address', `127.0.0.1:${o.port}`], {
+        timeout: 5000,
+      });
       return health.stdout.includes('SERVING');
     },
     startTimeoutMs: 60_000,
@@ -186,7 +206,16 @@ export function weaviateSpec(o: WeaviateOptions): ServiceSpec {
   return {
     name: 'weaviate',
     cmd: o.bin,
-    args: ['--scheme', 'http', '--host', '127.0.0.1', '--port', String(o.httpPort), '--read-timeout=600s', '--write-timeout=600s'],
+    args: [
+      '--scheme',
+      'http',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(o.httpPort),
+      '--read-timeout=600s',
+      '--write-timeout=600s',
+    ],
     cwd: o.dataDir,
     logDir: o.logDir,
     env: weaviateEnv(o, 'node1'),
@@ -241,11 +270,27 @@ export interface EmbeddingsOptions {
 }
 
 /** The English encoder (scripts/stack/english_encoder.py) on its virtualenv's python. */
-export function englishEncoderSpec(o: { python: string; jar: string; port: number; threads: number; logDir: string }): ServiceSpec {
+export function englishEncoderSpec(o: {
+  python: string;
+  jar: string;
+  port: number;
+  threads: number;
+  logDir: string;
+}): ServiceSpec {
   return {
     name: 'english-encoder',
     cmd: o.python,
-    args: [path.join(__dirname, 'english_encoder.py'), '--jar', o.jar, '--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads)],
+    args: [
+      path.join(__dirname, 'english_encoder.py'),
+      '--jar',
+      o.jar,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(o.port),
+      '--threads',
+      String(o.threads),
+    ],
     logDir: o.logDir,
     healthy: () => httpOk(`http://127.0.0.1:${o.port}/health`),
     startTimeoutMs: 60_000,
@@ -260,7 +305,18 @@ export function embeddingsSpec(o: EmbeddingsOptions): ServiceSpec {
     cmd: path.join(path.dirname(o.bin), 'python'),
     args: [
       path.join(__dirname, 'embeddings_server.py'),
-      ...['--host', '127.0.0.1', '--port', String(o.port), '--threads', String(o.threads), '--default-type', 'query', '--variant', o.variant ?? 'original'],
+      ...[
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(o.port),
+        '--threads',
+        String(o.threads),
+        '--default-type',
+        'query',
+        '--variant',
+        o.variant ?? 'original',
+      ],
     ],
     logDir: o.logDir,
     healthy: () => httpOk(`http://127.0.0.1:${o.port}/health`),

@@ -12,7 +12,15 @@
 import os from 'node:os';
 import path from 'node:path';
 import { provisionAll } from './provision';
-import { assertPortFree, embeddingsSpec, englishEncoderSpec, freePort, portFree, temporalSpec, weaviateSpec } from './services';
+import {
+  assertPortFree,
+  embeddingsSpec,
+  englishEncoderSpec,
+  freePort,
+  portFree,
+  temporalSpec,
+  weaviateSpec,
+} from './services';
 import { SupervisedProcess, Supervisor, backoffFromEnv } from './supervisor';
 import { ensureWeaviateKey } from './weaviate-key';
 
@@ -98,13 +106,13 @@ export async function freePorts(): Promise<StackPorts> {
   const one = async (): Promise<number> => {
     for (;;) {
       const port = await freePort();
-      if (!taken.has(port)) return taken.add(port), port;
+      if (!taken.has(port)) return (taken.add(port), port);
     }
   };
   const pair = async (): Promise<number> => {
     for (;;) {
       const port = await one();
-      if (port < 65535 && !taken.has(port + 1) && (await portFree(port + 1))) return taken.add(port + 1), port;
+      if (port < 65535 && !taken.has(port + 1) && (await portFree(port + 1))) return (taken.add(port + 1), port);
     }
   };
   const weaviateGossip = await pair();
@@ -177,7 +185,16 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
           { name: 'embeddings-query', port: o.ports.embeddingsQuery, threads: QUERY_SERVER_THREADS },
         ].map((server) => embeddingsSpec({ ...server, bin: bins.embeddingsBin!, logDir }))
       : []),
-    ...(bins.englishEncoder ? [englishEncoderSpec({ ...bins.englishEncoder, port: o.ports.englishEncoder, threads: ENGLISH_ENCODER_THREADS, logDir })] : []),
+    ...(bins.englishEncoder
+      ? [
+          englishEncoderSpec({
+            ...bins.englishEncoder,
+            port: o.ports.englishEncoder,
+            threads: ENGLISH_ENCODER_THREADS,
+            logDir,
+          }),
+        ]
+      : []),
   ];
   let services: SupervisedProcess[];
   try {
@@ -197,7 +214,9 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     EMBEDDINGS_URL: process.env.EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.embeddings}/v1`,
   };
   // An external server (EMBEDDINGS_URL) serves both lanes unless EMBEDDINGS_QUERY_URL names another.
-  const queryUrl = process.env.EMBEDDINGS_URL ? process.env.EMBEDDINGS_QUERY_URL : `http://127.0.0.1:${o.ports.embeddingsQuery}/v1`;
+  const queryUrl = process.env.EMBEDDINGS_URL
+    ? process.env.EMBEDDINGS_QUERY_URL
+    : `http://127.0.0.1:${o.ports.embeddingsQuery}/v1`;
   if (queryUrl) env.EMBEDDINGS_QUERY_URL = queryUrl;
   env.TAG_EMBEDDINGS_URL = process.env.TAG_EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.englishEncoder}/v1`;
   if (!o.headless) env.TEMPORAL_UI_URL = `http://127.0.0.1:${o.ports.temporalUi}`;

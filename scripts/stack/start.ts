@@ -49,11 +49,33 @@ async function main(): Promise<void> {
     const weaviate = await connectWeaviate(config.weaviate);
     await ensureCollections(weaviate);
     const logDir = path.join(dataDir, 'logs');
-    worker = workerPolling({ address: config.temporal.address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue });
+    worker = workerPolling({
+      address: config.temporal.address,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+    });
     await Promise.all([
       // Up once it polls; it bundles the workflow code first, which takes tens of seconds on a busy machine.
-      supervisor.start(nodeSpec({ name: 'worker', entry: 'worker/main.ts', env, logDir, healthy: worker.healthy, startTimeoutMs: 180_000 })),
-      supervisor.start(nodeSpec({ name: 'api', entry: 'api/server.ts', env, logDir, healthy: () => httpOk(`http://127.0.0.1:${apiPort}/healthz`), ports: [apiPort] })),
+      supervisor.start(
+        nodeSpec({
+          name: 'worker',
+          entry: 'worker/main.ts',
+          env,
+          logDir,
+          healthy: worker.healthy,
+          startTimeoutMs: 180_000,
+        }),
+      ),
+      supervisor.start(
+        nodeSpec({
+          name: 'api',
+          entry: 'api/server.ts',
+          env,
+          logDir,
+          healthy: () => httpOk(`http://127.0.0.1:${apiPort}/healthz`),
+          ports: [apiPort],
+        }),
+      ),
     ]);
     const store = new ApiKeyStore(() => connectWeaviate(config.weaviate));
     const line = '-'.repeat(72);

@@ -34,7 +34,8 @@ export function backoffFromEnv(env: NodeJS.ProcessEnv = process.env): Backoff {
     const value = env[name];
     if (value === undefined || value === '') return fallback;
     const n = Number(value);
-    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a whole number of milliseconds, not "${value}"`);
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new Error(`${name} must be a whole number of milliseconds, not "${value}"`);
     return n;
   };
   return {
@@ -106,7 +107,9 @@ export class Supervisor {
   private readonly backoff: Backoff;
   private readonly logFile: string;
 
-  constructor(private readonly o: { logDir: string; runDir: string; backoff?: Backoff; print?: (line: string) => void }) {
+  constructor(
+    private readonly o: { logDir: string; runDir: string; backoff?: Backoff; print?: (line: string) => void },
+  ) {
     this.backoff = o.backoff ?? DEFAULT_BACKOFF;
     fs.mkdirSync(o.logDir, { recursive: true });
     fs.mkdirSync(o.runDir, { recursive: true });
@@ -154,7 +157,10 @@ export class Supervisor {
       await waitHealthy(service, async () => p.spec.healthy?.(service) ?? true, p.spec.startTimeoutMs);
     } catch (err) {
       const { exitCode, signalCode } = service.child;
-      const reason = exitCode !== null || signalCode !== null ? `exited (${exitOf(exitCode, signalCode)}) while starting` : `not healthy within ${seconds(p.spec.startTimeoutMs)}`;
+      const reason =
+        exitCode !== null || signalCode !== null
+          ? `exited (${exitOf(exitCode, signalCode)}) while starting`
+          : `not healthy within ${seconds(p.spec.startTimeoutMs)}`;
       await stopService(service, 2000);
       throw new StartFailed((err as Error).message, reason);
     }
@@ -171,7 +177,9 @@ export class Supervisor {
     const ranMs = Date.now() - p.runningSince;
     p.attempt = attemptAfterExit({ backoff: this.backoff, previousAttempts: p.attempt, ranMs });
     const delay = restartDelay(this.backoff, p.attempt);
-    this.log(`${p.name} (pid ${service.child.pid}) exited (${exitOf(code, signal)}) after ${seconds(ranMs)}; restart attempt ${p.attempt} in ${seconds(delay)} (log ${service.logFile})`);
+    this.log(
+      `${p.name} (pid ${service.child.pid}) exited (${exitOf(code, signal)}) after ${seconds(ranMs)}; restart attempt ${p.attempt} in ${seconds(delay)} (log ${service.logFile})`,
+    );
     p.timer = setTimeout(() => void this.restart(p), delay);
   }
 
@@ -196,7 +204,9 @@ export class Supervisor {
     const failed = p.attempt;
     p.attempt += 1;
     const delay = restartDelay(this.backoff, p.attempt);
-    this.log(`${p.name} restart attempt ${failed} failed: ${reason}; restart attempt ${p.attempt} in ${seconds(delay)} (log ${p.logFile})`);
+    this.log(
+      `${p.name} restart attempt ${failed} failed: ${reason}; restart attempt ${p.attempt} in ${seconds(delay)} (log ${p.logFile})`,
+    );
     p.timer = setTimeout(() => void this.restart(p), delay);
   }
 

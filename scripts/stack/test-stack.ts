@@ -9,7 +9,10 @@ import path from 'node:path';
 import { RunningStack, freePorts, startStack } from './stack';
 
 /** Runs `run` against a fresh test stack and returns its exit code (0 = passed). */
-export async function withTestStack(label: string, run: (stack: RunningStack, dataDir: string) => Promise<number>): Promise<number> {
+export async function withTestStack(
+  label: string,
+  run: (stack: RunningStack, dataDir: string) => Promise<number>,
+): Promise<number> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `support-ai-${label}-`));
   // The Web UI runs too, so the workflows a test run starts can be looked at (and a test checks it).
   const stack = await startStack({ dataDir, ports: await freePorts(), headless: false });

@@ -10,7 +10,9 @@ import { exitWith, withTestStack } from './test-stack';
 /** The type check runs first on a full run: a type error fails `npm test` before any service starts. */
 function typecheck(): number {
   console.log('[test] type-checking (tsc --noEmit) ...');
-  const out = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json'], { stdio: 'inherit' });
+  const out = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json'], {
+    stdio: 'inherit',
+  });
   return out.status ?? 1;
 }
 
@@ -24,7 +26,19 @@ async function main(): Promise<number> {
     // With file arguments, run just those files (mocha would add them to the configured spec).
     const files = process.argv.slice(2);
     const mochaArgs = files.length
-      ? ['--no-config', '--require', 'ts-node/register/transpile-only', '--require', 'test/helpers/hooks.ts', '--timeout', '120000', '--exit', '--reporter', 'test/helpers/summary-reporter.js', ...files]
+      ? [
+          '--no-config',
+          '--require',
+          'ts-node/register/transpile-only',
+          '--require',
+          'test/helpers/hooks.ts',
+          '--timeout',
+          '120000',
+          '--exit',
+          '--reporter',
+          'test/helpers/summary-reporter.js',
+          ...files,
+        ]
       : [];
     return new Promise<number>((resolve) => {
       const child = spawn(process.execPath, [require.resolve('mocha/bin/mocha.js'), ...mochaArgs], {

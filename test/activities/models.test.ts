@@ -40,11 +40,18 @@ describe('model gateway', () => {
       }
       assert.notDeepEqual(passages[0], queries[0]);
       const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
-      assert.ok(dot(queries[0], passages[2]) > dot(queries[0], passages[1]), 'the French paraphrase is closer than an unrelated text');
+      assert.ok(
+        dot(queries[0], passages[2]) > dot(queries[0], passages[1]),
+        'the French paraphrase is closer than an unrelated text',
+      );
     });
 
     it('classifies an unreachable embedding server as DependencyUnavailable', async () => {
-      const embedder = createEmbedder({ ...loadServicesConfig().embeddings, baseUrl: 'http://127.0.0.1:9/v1', queryBaseUrl: undefined });
+      const embedder = createEmbedder({
+        ...loadServicesConfig().embeddings,
+        baseUrl: 'http://127.0.0.1:9/v1',
+        queryBaseUrl: undefined,
+      });
       assert.equal(await failureType(embedder.embed({ texts: ['x'], inputType: 'query' })), 'DependencyUnavailable');
     });
 
@@ -61,12 +68,21 @@ describe('model gateway', () => {
       assert.equal((await withoutFast.embed({ texts: long, inputType: 'query' })).length, 1);
       assert.equal((await withoutFast.embed({ texts: short, inputType: 'passage' })).length, 1);
       // A passage a request waits for (a message to tag) is short work too.
-      assert.equal(await failureType(withoutFast.embed({ texts: short, inputType: 'passage', interactive: true })), 'DependencyUnavailable');
+      assert.equal(
+        await failureType(withoutFast.embed({ texts: short, inputType: 'passage', interactive: true })),
+        'DependencyUnavailable',
+      );
       assert.equal((await withoutBulk.embed({ texts: short, inputType: 'passage', interactive: true })).length, 1);
       assert.equal(await failureType(withoutBulk.embed({ texts: long, inputType: 'query' })), 'DependencyUnavailable');
-      assert.equal(await failureType(withoutBulk.embed({ texts: short, inputType: 'passage' })), 'DependencyUnavailable');
+      assert.equal(
+        await failureType(withoutBulk.embed({ texts: short, inputType: 'passage' })),
+        'DependencyUnavailable',
+      );
       const [fast] = await withoutBulk.embed({ texts: short, inputType: 'query' });
-      const [bulk] = await createEmbedder({ ...config, queryBaseUrl: undefined }).embed({ texts: short, inputType: 'query' });
+      const [bulk] = await createEmbedder({ ...config, queryBaseUrl: undefined }).embed({
+        texts: short,
+        inputType: 'query',
+      });
       assert.ok(fast.reduce((s, x, i) => s + x * bulk[i], 0) > 0.999, 'the two servers embed alike');
     });
 
@@ -76,7 +92,9 @@ describe('model gateway', () => {
       const texts = ['reset my password', 'the printer is offline', 'refund a double charge', 'export my data as csv'];
       const alone: number[][] = [];
       for (const text of texts) alone.push((await embedder.embed({ texts: [text], inputType: 'query' }))[0]);
-      const together = await Promise.all(texts.map((text, i) => embedder.embed({ texts: [text], inputType: 'query', tenant: `t${i}` })));
+      const together = await Promise.all(
+        texts.map((text, i) => embedder.embed({ texts: [text], inputType: 'query', tenant: `t${i}` })),
+      );
       const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
       together.forEach(([v], i) => {
         assert.ok(dot(v, alone[i]) > 0.9999, `query ${i} got its own vector`);
@@ -90,18 +108,30 @@ describe('model gateway', () => {
       const sent: string[][] = [];
       const counted: Embedder = { model: encoder.model, embed: (args) => (sent.push(args.texts), encoder.embed(args)) };
       const cached = withVectorCache(counted, { maxEntries: 3 });
-      const texts = ['my card has not arrived', 'refund my order', 'reset my password', 'change my address', 'close my account'];
+      const texts = [
+        'my card has not arrived',
+        'refund my order',
+        'reset my password',
+        'change my address',
+        'close my account',
+      ];
       const direct = await counted.embed({ texts, inputType: 'passage' });
       // The same text in another batch differs slightly (cosine about 0.997: the 8-bit model quantizes per batch).
       const alike = (got: number[][], want: number[][]) => {
         assert.equal(got.length, want.length);
-        got.forEach((v, i) => assert.ok(v.length === 384 && v.reduce((s, x, j) => s + x * want[i][j], 0) > 0.99, `vector ${i}`));
+        got.forEach((v, i) =>
+          assert.ok(v.length === 384 && v.reduce((s, x, j) => s + x * want[i][j], 0) > 0.99, `vector ${i}`),
+        );
       };
       const read = (t: string[], tenant: string) => cached.embed({ texts: t, inputType: 'passage', tenant });
       alike(await read(texts.slice(0, 2), 'a'), direct.slice(0, 2));
       alike(await read(texts.slice(1, 3), 'a'), direct.slice(1, 3));
       alike(await read(texts.slice(0, 1), 'b'), direct.slice(0, 1));
-      assert.deepEqual(sent.slice(1), [texts.slice(0, 2), [texts[2]], [texts[0]]], 'seen texts are not sent again; another tenant has its own');
+      assert.deepEqual(
+        sent.slice(1),
+        [texts.slice(0, 2), [texts[2]], [texts[0]]],
+        'seen texts are not sent again; another tenant has its own',
+      );
       // More texts in one call than the cache holds: each still gets its vector.
       alike(await read([...texts, texts[0]], 'c'), [...direct, direct[0]]);
     });
@@ -118,7 +148,10 @@ describe('model gateway', () => {
       const port = await freePort();
       const other = await startEmbeddings({ name: 'embeddings-enpt', bin, port, threads: 1, logDir, variant: 'enpt' });
       try {
-        await assert.rejects(checkEmbeddingServers({ embeddings: { ...config, queryBaseUrl: `http://127.0.0.1:${port}/v1` } }), /must run the same model/);
+        await assert.rejects(
+          checkEmbeddingServers({ embeddings: { ...config, queryBaseUrl: `http://127.0.0.1:${port}/v1` } }),
+          /must run the same model/,
+        );
       } finally {
         await stopService(other);
         fs.rmSync(logDir, { recursive: true, force: true });
@@ -132,7 +165,8 @@ describe('model gateway', () => {
       server = await startChatServer();
     });
     after(async () => server.close());
-    const gateway = (timeoutMs = 500) => createChatGateway({ baseUrl: server.baseUrl, apiKey: 'test', model: 'test-model', timeoutMs });
+    const gateway = (timeoutMs = 500) =>
+      createChatGateway({ baseUrl: server.baseUrl, apiKey: 'test', model: 'test-model', timeoutMs });
 
     it('is the local engine when no model is configured', () => {
       assert.equal(createChatGateway(loadServicesConfig({}).chat).engine, 'local');
@@ -150,18 +184,33 @@ describe('model gateway', () => {
 
     it('turns a stall into DependencyTimeout, a 500 or 429 into DependencyUnavailable, a 400 into InvalidInput', async () => {
       server.mode = { kind: 'stall' };
-      assert.equal(await failureType(gateway(300).complete!({ messages: [{ role: 'user', content: 'hi' }] })), 'DependencyTimeout');
+      assert.equal(
+        await failureType(gateway(300).complete!({ messages: [{ role: 'user', content: 'hi' }] })),
+        'DependencyTimeout',
+      );
       server.mode = { kind: 'fail', status: 500 };
-      assert.equal(await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })), 'DependencyUnavailable');
+      assert.equal(
+        await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })),
+        'DependencyUnavailable',
+      );
       server.mode = { kind: 'fail', status: 429 };
-      assert.equal(await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })), 'DependencyUnavailable');
+      assert.equal(
+        await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })),
+        'DependencyUnavailable',
+      );
       server.mode = { kind: 'fail', status: 400 };
-      assert.equal(await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })), 'InvalidInput');
+      assert.equal(
+        await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })),
+        'InvalidInput',
+      );
     });
 
     it('fails on malformed JSON instead of returning garbage', async () => {
       server.mode = { kind: 'malformed' };
-      assert.notEqual(await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })), 'no error');
+      assert.notEqual(
+        await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })),
+        'no error',
+      );
     });
   });
 });

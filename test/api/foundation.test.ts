@@ -2,7 +2,14 @@ import { strict as assert } from 'node:assert';
 import { before, describe, it } from 'mocha';
 import { api, createKey, freshTenant, getHarness } from '../helpers/harness';
 
-const ARTICLE = { articleId: 'a1', url: 'https://help.example.com/a1', title: 'Reset', body: 'How to reset.', timeOfCreation: 1, timeLastPublished: 2 };
+const ARTICLE = {
+  articleId: 'a1',
+  url: 'https://help.example.com/a1',
+  title: 'Reset',
+  body: 'How to reset.',
+  timeOfCreation: 1,
+  timeLastPublished: 2,
+};
 
 describe('API foundation', () => {
   let key: string;
@@ -45,11 +52,31 @@ describe('API foundation', () => {
     it('needs X-Business-Id on article search (400) and one of the key tenant (403)', async () => {
       const { key: k, tenant } = await createKey({ scopes: ['search'] });
       assert.equal((await api('GET', '/v1/community/search/articles?text=reset', { key: k })).status, 400);
-      assert.equal((await api('GET', '/v1/community/search/articles?text=reset', { key: k, headers: { 'X-Business-Id': 'someone-else' } })).status, 403);
-      assert.equal((await api('GET', '/v1/community/search/articles?text=reset', { key: k, headers: { 'X-Business-Id': tenant } })).status, 200);
+      assert.equal(
+        (
+          await api('GET', '/v1/community/search/articles?text=reset', {
+            key: k,
+            headers: { 'X-Business-Id': 'someone-else' },
+          })
+        ).status,
+        403,
+      );
+      assert.equal(
+        (await api('GET', '/v1/community/search/articles?text=reset', { key: k, headers: { 'X-Business-Id': tenant } }))
+          .status,
+        200,
+      );
       const h = await getHarness();
       await h.keys.addBusiness({ businessId: `${tenant}-eu`, tenant });
-      assert.equal((await api('GET', '/v1/community/search/articles?text=reset', { key: k, headers: { 'X-Business-Id': `${tenant}-eu` } })).status, 200);
+      assert.equal(
+        (
+          await api('GET', '/v1/community/search/articles?text=reset', {
+            key: k,
+            headers: { 'X-Business-Id': `${tenant}-eu` },
+          })
+        ).status,
+        200,
+      );
     });
   });
 
@@ -88,7 +115,11 @@ describe('API foundation', () => {
     });
 
     it('rejects a malformed Request-Timeout header', async () => {
-      const res = await api('POST', '/v1/search/cases', { key, body: { query: 'x' }, headers: { 'Request-Timeout': 'soon' } });
+      const res = await api('POST', '/v1/search/cases', {
+        key,
+        body: { query: 'x' },
+        headers: { 'Request-Timeout': 'soon' },
+      });
       assert.equal(res.status, 400);
       assert.match(res.body.error, /Request-Timeout/);
     });
@@ -114,9 +145,24 @@ describe('API foundation', () => {
       assert.equal(res.body.openapi.startsWith('3.1'), true);
       assert.equal(res.body.info.version, '1.2.0');
       const ops = Object.entries(res.body.paths).flatMap(([path, methods]: [string, any]) =>
-        Object.keys(methods).filter((m) => ['get', 'post', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`),
+        Object.keys(methods)
+          .filter((m) => ['get', 'post', 'delete'].includes(m))
+          .map((m) => `${m.toUpperCase()} ${path}`),
       );
-      for (const op of ['POST /v1/assistant/ask', 'POST /v1/summary', 'POST /v1/feedback', 'POST /v1/tag', 'POST /v1/sentiment', 'POST /v1/articles', 'DELETE /v1/articles', 'POST /v1/cases', 'POST /v1/incidents', 'POST /v1/search/cases', 'GET /v1/community/search/articles', 'POST /v1/control/autoeval/evaluate']) {
+      for (const op of [
+        'POST /v1/assistant/ask',
+        'POST /v1/summary',
+        'POST /v1/feedback',
+        'POST /v1/tag',
+        'POST /v1/sentiment',
+        'POST /v1/articles',
+        'DELETE /v1/articles',
+        'POST /v1/cases',
+        'POST /v1/incidents',
+        'POST /v1/search/cases',
+        'GET /v1/community/search/articles',
+        'POST /v1/control/autoeval/evaluate',
+      ]) {
         assert.ok(ops.includes(op), op);
       }
     });

@@ -20,13 +20,20 @@ interface RawResponse {
 }
 
 /** A request with full control of method, headers and bytes (fetch refuses TRACE and huge headers). */
-async function raw(o: { method: string; path: string; headers?: Record<string, string>; body?: Buffer | string }): Promise<RawResponse> {
+async function raw(o: {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+}): Promise<RawResponse> {
   const { baseUrl } = await getHarness();
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${baseUrl}${o.path}`, { method: o.method, headers: o.headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     req.on('error', reject);
     req.end(o.body);
@@ -34,7 +41,10 @@ async function raw(o: { method: string; path: string; headers?: Record<string, s
 }
 
 /** The response is the documented error body with this status. */
-function assertErrorBody(res: { status: number; text: string; headers: RawResponse['headers'] }, status: number): { error: string } {
+function assertErrorBody(
+  res: { status: number; text: string; headers: RawResponse['headers'] },
+  status: number,
+): { error: string } {
   assert.equal(res.status, status, res.text);
   assert.match(String(res.headers['content-type']), /^application\/json/);
   const body = JSON.parse(res.text);
@@ -55,10 +65,16 @@ describe('hardening', () => {
 
   describe('integers beyond 2^53 - 1 (row 1)', () => {
     it('refuses them at upload, naming the field', async () => {
-      const cases = await api('POST', '/v1/cases', { key, rawBody: `{"data": [{"id": "big", "timeOfCreation": 9007199254740993}]}` });
+      const cases = await api('POST', '/v1/cases', {
+        key,
+        rawBody: `{"data": [{"id": "big", "timeOfCreation": 9007199254740993}]}`,
+      });
       assert.equal(cases.status, 400);
       assert.equal(cases.body.error, '/data/0/timeOfCreation must be <= 9007199254740991');
-      const articles = await api('POST', '/v1/articles', { key, body: { articles: [article({ timeLastPublished: 2 ** 60 })] } });
+      const articles = await api('POST', '/v1/articles', {
+        key,
+        body: { articles: [article({ timeLastPublished: 2 ** 60 })] },
+      });
       assert.equal(articles.status, 400);
       assert.match(articles.body.error, /\/articles\/0\/timeLastPublished must be <= 9007199254740991/);
     });
@@ -67,7 +83,10 @@ describe('hardening', () => {
       const { key: k, tenant: t } = await createKey();
       const poisoned = supportCase({ subject: 'Printer offline after firmware update' });
       const healthy = supportCase({ subject: 'Printer offline again' });
-      assert.equal((await api('POST', '/v1/cases', { key: k, body: { data: [poisoned, healthy] } })).body.result, 'success');
+      assert.equal(
+        (await api('POST', '/v1/cases', { key: k, body: { data: [poisoned, healthy] } })).body.result,
+        'success',
+      );
       // What an upload accepted before the bound leaves in the store.
       const client = await connectWeaviate(loadServicesConfig().weaviate);
       await client.collections
@@ -84,7 +103,10 @@ describe('hardening', () => {
 
   describe('deeply nested free-form objects (row 4)', () => {
     it('answers 400 naming custom_fields when it nests 6,000 arrays', async () => {
-      const res = await api('POST', '/v1/cases', { key, rawBody: `{"data": [{"id": "deep", "custom_fields": {"a": ${nestedArrays(6000)}}}]}` });
+      const res = await api('POST', '/v1/cases', {
+        key,
+        rawBody: `{"data": [{"id": "deep", "custom_fields": {"a": ${nestedArrays(6000)}}}]}`,
+      });
       assert.equal(res.status, 400);
       assert.equal(res.body.error, '/data/0/custom_fields nests objects or arrays deeper than 32 levels');
     });
@@ -101,8 +123,14 @@ describe('hardening', () => {
     it('answers 400 for a lone surrogate, never an upstream message', async () => {
       const res = await api('POST', '/v1/search/cases', { key, rawBody: '{"query": "\\ud800x"}' });
       assert.equal(res.status, 400);
-      assert.equal(res.body.error, '/query is not valid Unicode text (it holds a lone UTF-16 surrogate such as \\ud800)');
-      const upload = await api('POST', '/v1/cases', { key, rawBody: '{"data": [{"id": "c", "subject": "ok \\udfff"}]}' });
+      assert.equal(
+        res.body.error,
+        '/query is not valid Unicode text (it holds a lone UTF-16 surrogate such as \\ud800)',
+      );
+      const upload = await api('POST', '/v1/cases', {
+        key,
+        rawBody: '{"data": [{"id": "c", "subject": "ok \\udfff"}]}',
+      });
       assert.equal(upload.status, 400);
       assert.match(upload.body.error, /^\/data\/0\/subject is not valid Unicode/);
     });
@@ -121,7 +149,10 @@ describe('hardening', () => {
       assert.equal(art.body.error, '/articles/0/url must be an http or https URL');
       const c = await api('POST', '/v1/cases', { key, body: { data: [supportCase({ url: 'data:text/html,x' })] } });
       assert.equal(c.body.error, '/data/0/url must be an http or https URL');
-      const links = await api('POST', '/v1/cases', { key, body: { data: [supportCase({ kb_links: ['https://ok.example.com', 'vbscript:x'] })] } });
+      const links = await api('POST', '/v1/cases', {
+        key,
+        body: { data: [supportCase({ kb_links: ['https://ok.example.com', 'vbscript:x'] })] },
+      });
       assert.equal(links.body.error, '/data/0/kb_links/1 must be an http or https URL');
     });
 
@@ -141,20 +172,45 @@ describe('hardening', () => {
     it('answers 400 to a body that does not match its encoding, 415 to an unknown encoding, and reads real gzip', async () => {
       const headers = { ...auth(), 'Content-Type': 'application/json' };
       for (const encoding of ['gzip', 'deflate', 'br']) {
-        const wrong = await raw({ method: 'POST', path: '/v1/search/cases', headers: { ...headers, 'Content-Encoding': encoding }, body: '{"query": "x"}' });
-        assert.equal(assertErrorBody(wrong, 400).error, 'request body could not be decoded with its Content-Encoding', encoding);
+        const wrong = await raw({
+          method: 'POST',
+          path: '/v1/search/cases',
+          headers: { ...headers, 'Content-Encoding': encoding },
+          body: '{"query": "x"}',
+        });
+        assert.equal(
+          assertErrorBody(wrong, 400).error,
+          'request body could not be decoded with its Content-Encoding',
+          encoding,
+        );
       }
-      const unknown = await raw({ method: 'POST', path: '/v1/search/cases', headers: { ...headers, 'Content-Encoding': 'compress' }, body: '{"query": "x"}' });
+      const unknown = await raw({
+        method: 'POST',
+        path: '/v1/search/cases',
+        headers: { ...headers, 'Content-Encoding': 'compress' },
+        body: '{"query": "x"}',
+      });
       assertErrorBody(unknown, 415);
-      const gzip = await raw({ method: 'POST', path: '/v1/search/cases', headers: { ...headers, 'Content-Encoding': 'gzip' }, body: gzipSync('{"query": "printer"}') });
+      const gzip = await raw({
+        method: 'POST',
+        path: '/v1/search/cases',
+        headers: { ...headers, 'Content-Encoding': 'gzip' },
+        body: gzipSync('{"query": "printer"}'),
+      });
       assert.equal(gzip.status, 200, gzip.text);
     });
   });
 
   describe('responses the HTTP layer writes (row 8)', () => {
     it('answers 431 with the error body to headers or a URL over 16 KB', async () => {
-      assertErrorBody(await raw({ method: 'GET', path: '/healthz', headers: { Authorization: `Bearer ${'k'.repeat(17_000)}` } }), 431);
-      assertErrorBody(await raw({ method: 'GET', path: `/v1/community/search/articles?text=${'a'.repeat(90_000)}` }), 431);
+      assertErrorBody(
+        await raw({ method: 'GET', path: '/healthz', headers: { Authorization: `Bearer ${'k'.repeat(17_000)}` } }),
+        431,
+      );
+      assertErrorBody(
+        await raw({ method: 'GET', path: `/v1/community/search/articles?text=${'a'.repeat(90_000)}` }),
+        431,
+      );
     });
 
     it('answers 405 with Allow to a wrong method on a known path, TRACE included', async () => {
@@ -181,26 +237,42 @@ describe('hardening', () => {
 
   describe('media types (row 10)', () => {
     it('answers 415 to text, form, multipart and missing content types on JSON endpoints', async () => {
-      for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', undefined]) {
+      for (const contentType of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        undefined,
+      ]) {
         const headers: Record<string, string> = { ...auth() };
         if (contentType) headers['Content-Type'] = contentType;
         const res = await raw({ method: 'POST', path: '/v1/search/cases', headers, body: '{"query": "x"}' });
         const body = assertErrorBody(res, 415);
         assert.equal(body.error, 'the request body must be JSON, sent with Content-Type: application/json');
       }
-      const charset = await raw({ method: 'POST', path: '/v1/search/cases', headers: { ...auth(), 'Content-Type': 'application/json; charset=utf-8' }, body: '{"query": "x"}' });
+      const charset = await raw({
+        method: 'POST',
+        path: '/v1/search/cases',
+        headers: { ...auth(), 'Content-Type': 'application/json; charset=utf-8' },
+        body: '{"query": "x"}',
+      });
       assert.equal(charset.status, 200);
     });
   });
 
   describe('prototype keys (row 11)', () => {
     it('says that __proto__ is refused, not that the JSON is invalid', async () => {
-      for (const body of ['{"query": "x", "__proto__": {"admin": true}}', '{"query": "x", "filterUrls": [{"__proto__": {}}]}']) {
+      for (const body of [
+        '{"query": "x", "__proto__": {"admin": true}}',
+        '{"query": "x", "filterUrls": [{"__proto__": {}}]}',
+      ]) {
         const res = await api('POST', '/v1/search/cases', { key, rawBody: body });
         assert.equal(res.status, 400);
         assert.equal(res.body.error, 'request body must not use the key "__proto__"');
       }
-      assert.equal((await api('POST', '/v1/search/cases', { key, rawBody: '{"query": ' })).body.error, 'request body is not valid JSON');
+      assert.equal(
+        (await api('POST', '/v1/search/cases', { key, rawBody: '{"query": ' })).body.error,
+        'request body is not valid JSON',
+      );
     });
   });
 });

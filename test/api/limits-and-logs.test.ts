@@ -28,13 +28,24 @@ type Instance = Awaited<ReturnType<typeof startServer>> & { url: string };
 
 async function apiInstance(env: Record<string, string>): Promise<Instance> {
   const h = await getHarness();
-  const started = await startServer({ ...process.env, TASK_QUEUE: h.taskQueue, API_PORT: '0', LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '300', ...env });
+  const started = await startServer({
+    ...process.env,
+    TASK_QUEUE: h.taskQueue,
+    API_PORT: '0',
+    LOG_LEVEL: 'silent',
+    KEY_CACHE_TTL_MS: '300',
+    ...env,
+  });
   return { ...started, url: `http://127.0.0.1:${(started.server.address() as AddressInfo).port}` };
 }
 
 /** A request that passes authentication and the rate limit, then fails validation (cheap: no workflow). */
 const invalidSearch = (url: string, key: string, headers: Record<string, string> = {}) =>
-  fetch(`${url}/v1/search/cases`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers }, body: '{}' });
+  fetch(`${url}/v1/search/cases`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
+    body: '{}',
+  });
 
 /** Waits until the next minute when less than `margin` ms of this one remain, so a test stays in one window. */
 async function awayFromWindowEnd(margin = 20_000): Promise<void> {
@@ -60,7 +71,11 @@ describe('limits across API instances', () => {
     // Wait until instance a has published its ten requests (what b reads on its first sight of the key).
     const counts = new WeaviateRateCounts(() => connectWeaviate(loadServicesConfig().weaviate));
     const window = Math.floor(Date.now() / 60_000);
-    for (let tries = 0; (await counts.othersCounts({ instance: 'test', window, subjects: [`key:${keyId}`] })).get(`key:${keyId}`) !== 10; tries++) {
+    for (
+      let tries = 0;
+      (await counts.othersCounts({ instance: 'test', window, subjects: [`key:${keyId}`] })).get(`key:${keyId}`) !== 10;
+      tries++
+    ) {
       assert.ok(tries < 100, 'instance a never published its counts');
       await sleep(100);
     }
@@ -76,14 +91,22 @@ describe('limits across API instances', () => {
     const { key } = await createKey({ scopes: ['search'] });
     const attacker = { 'X-Forwarded-For': '203.0.113.9' };
     await awayFromWindowEnd();
-    for (let i = 0; i < 5; i++) assert.equal((await invalidSearch(c.url, `sai_00000000_guess${i}`, attacker)).status, 401);
+    for (let i = 0; i < 5; i++)
+      assert.equal((await invalidSearch(c.url, `sai_00000000_guess${i}`, attacker)).status, 401);
     const blocked = await invalidSearch(c.url, `sai_00000000_guess5`, attacker);
     assert.equal(blocked.status, 429);
-    assert.match((await blocked.json()).error, /^too many requests with invalid API keys from this address; retry after \d+ s$/);
+    assert.match(
+      (await blocked.json()).error,
+      /^too many requests with invalid API keys from this address; retry after \d+ s$/,
+    );
     assert.equal((await invalidSearch(c.url, key, attacker)).status, 429);
     assert.equal((await invalidSearch(c.url, key, { 'X-Forwarded-For': '203.0.113.10' })).status, 400);
     // Requests without a key are answered 401 as before, and never counted.
-    const anonymous = await fetch(`${c.url}/v1/search/cases`, { method: 'POST', headers: { ...attacker, 'Content-Type': 'application/json' }, body: '{}' });
+    const anonymous = await fetch(`${c.url}/v1/search/cases`, {
+      method: 'POST',
+      headers: { ...attacker, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(anonymous.status, 401);
   });
 });

@@ -17,7 +17,12 @@ describe('rate limiting', () => {
     const { key } = await createKey({ scopes: ['search'] });
     const { key: other } = await createKey({ scopes: ['search'] });
     const url = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}/v1/search/cases`;
-    const call = (k: string) => fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${k}`, 'Content-Type': 'application/json' }, body: '{}' });
+    const call = (k: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${k}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
     for (let i = 0; i < 3; i++) assert.equal((await call(key)).status, 400);
     const limited = await call(key);
     assert.equal(limited.status, 429);
@@ -33,7 +38,8 @@ describe('workflows for operators', () => {
     const { key, tenant } = await createKey();
     const upload = await api('POST', '/v1/cases', { key, body: { data: [supportCase()] } });
     assert.equal(upload.status, 200);
-    for (let i = 0; i < 3; i++) assert.equal((await api('POST', '/v1/search/cases', { key, body: { query: 'printer' } })).status, 200);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await api('POST', '/v1/search/cases', { key, body: { query: 'printer' } })).status, 200);
     const h = await getHarness();
     // The upload's run, and the tenant's read log, which counts the three searches (sent every 200 ms here).
     const expected = [`reads:${tenant}`];
@@ -43,17 +49,25 @@ describe('workflows for operators', () => {
       await new Promise((r) => setTimeout(r, 250));
       seen = [];
       for await (const wf of h.temporal.workflow.list({ query: `TenantId="${tenant}"` })) seen.push(wf.workflowId);
-      const log = await h.temporal.workflow.getHandle(expected[0]).describe().catch(() => undefined);
+      const log = await h.temporal.workflow
+        .getHandle(expected[0])
+        .describe()
+        .catch(() => undefined);
       searches = (log?.memo?.totals as Record<string, { count: number }> | undefined)?.['search-cases']?.count ?? 0;
     }
     assert.equal(seen.length, 2, seen.join(', '));
     assert.ok(seen.includes(expected[0]), 'the read log is listed under the tenant');
     assert.equal(searches, 3, 'the read log counts every search');
     const uploads: { id: string; memo?: Record<string, unknown> }[] = [];
-    for await (const wf of h.temporal.workflow.list({ query: `TenantId="${tenant}" AND Operation="cases-upsert"` })) uploads.push({ id: wf.workflowId, memo: wf.memo });
+    for await (const wf of h.temporal.workflow.list({ query: `TenantId="${tenant}" AND Operation="cases-upsert"` }))
+      uploads.push({ id: wf.workflowId, memo: wf.memo });
     assert.equal(uploads.length, 1);
     assert.match(uploads[0].id, new RegExp(`^cases-upsert:${tenant}:`));
-    assert.equal(uploads[0].memo?.requestId, upload.headers.get('x-request-id'), 'the run names the request that started it');
+    assert.equal(
+      uploads[0].memo?.requestId,
+      upload.headers.get('x-request-id'),
+      'the run names the request that started it',
+    );
 
     // The Web UI (run by `npm test` too) lists the same runs through its own API.
     const ui = process.env.TEMPORAL_UI_URL;

@@ -16,11 +16,26 @@ import { supportCase } from '../helpers/factories';
 import { api, createKey } from '../helpers/harness';
 
 /** Short, so a test takes seconds; the production numbers are in READ_POLICY. */
-const POLICY: ReadPolicy = { attemptTimeoutMs: 400, totalTimeoutMs: 3000, maxAttempts: 3, initialIntervalMs: 50, backoffCoefficient: 2 };
+const POLICY: ReadPolicy = {
+  attemptTimeoutMs: 400,
+  totalTimeoutMs: 3000,
+  maxAttempts: 3,
+  initialIntervalMs: 50,
+  backoffCoefficient: 2,
+};
 
 const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
 const runnerWith = (embeddingsUrl?: string) =>
-  new ReadRunner({ weaviate, embedder: createEmbedder({ ...loadServicesConfig().embeddings, ...(embeddingsUrl ? { baseUrl: embeddingsUrl, queryBaseUrl: embeddingsUrl } : {}) }) }, POLICY);
+  new ReadRunner(
+    {
+      weaviate,
+      embedder: createEmbedder({
+        ...loadServicesConfig().embeddings,
+        ...(embeddingsUrl ? { baseUrl: embeddingsUrl, queryBaseUrl: embeddingsUrl } : {}),
+      }),
+    },
+    POLICY,
+  );
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {
   try {
@@ -51,17 +66,37 @@ describe('the read path', () => {
   });
   after(() => hanging.close());
 
-  const input = (o: { conversationId?: string } = {}) => ({ tenant, query: 'printer', productIds: [], filterUrls: [], offset: 0, limit: 5, ...o });
+  const input = (o: { conversationId?: string } = {}) => ({
+    tenant,
+    query: 'printer',
+    productIds: [],
+    filterUrls: [],
+    offset: 0,
+    limit: 5,
+    ...o,
+  });
 
   it('answers from the real services', async () => {
-    const { result, timing } = await runnerWith().run({ operation: 'search-cases', tenant, deadline: Date.now() + 10_000, read: (d) => searchCases(d, input()) });
+    const { result, timing } = await runnerWith().run({
+      operation: 'search-cases',
+      tenant,
+      deadline: Date.now() + 10_000,
+      read: (d) => searchCases(d, input()),
+    });
     assert.equal(result.length, 1);
     assert.equal(timing.attempts, 1);
   });
 
   it('answers 504 when a dependency hangs, after three attempts', async () => {
     connections = 0;
-    const err = await failure(runnerWith(hangingUrl).run({ operation: 'search-cases', tenant, deadline: Date.now() + 10_000, read: (d) => searchCases(d, input()) }));
+    const err = await failure(
+      runnerWith(hangingUrl).run({
+        operation: 'search-cases',
+        tenant,
+        deadline: Date.now() + 10_000,
+        read: (d) => searchCases(d, input()),
+      }),
+    );
     assert.equal(err.code, 504);
     assert.equal(err.message, 'a dependency did not answer in time');
     assert.equal(connections, 3);
@@ -72,24 +107,52 @@ describe('the read path', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as net.AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const err = await failure(runnerWith(`http://127.0.0.1:${port}/v1`).run({ operation: 'search-cases', tenant, deadline: Date.now() + 10_000, read: (d) => searchCases(d, input()) }));
+    const err = await failure(
+      runnerWith(`http://127.0.0.1:${port}/v1`).run({
+        operation: 'search-cases',
+        tenant,
+        deadline: Date.now() + 10_000,
+        read: (d) => searchCases(d, input()),
+      }),
+    );
     assert.equal(err.code, 503);
     assert.equal(err.message, 'the model service is unavailable');
   });
 
   it("answers 408 when the request's deadline comes first", async () => {
-    const err = await failure(runnerWith(hangingUrl).run({ operation: 'search-cases', tenant, deadline: Date.now() + 600, read: (d) => searchCases(d, input()) }));
+    const err = await failure(
+      runnerWith(hangingUrl).run({
+        operation: 'search-cases',
+        tenant,
+        deadline: Date.now() + 600,
+        read: (d) => searchCases(d, input()),
+      }),
+    );
     assert.equal(err.code, 408);
   });
 
   it('takes a deadline that is not a whole number of milliseconds (Request-Timeout: 0.8476253436403008)', async () => {
-    const err = await failure(runnerWith(hangingUrl).run({ operation: 'search-cases', tenant, deadline: Date.now() + 847.625244140625, read: (d) => searchCases(d, input()) }));
+    const err = await failure(
+      runnerWith(hangingUrl).run({
+        operation: 'search-cases',
+        tenant,
+        deadline: Date.now() + 847.625244140625,
+        read: (d) => searchCases(d, input()),
+      }),
+    );
     assert.equal(err.code, 408);
   });
 
   it('does not retry an unknown conversationId: 404 at once', async () => {
     connections = 0;
-    const err = await failure(runnerWith(hangingUrl).run({ operation: 'search-cases', tenant, deadline: Date.now() + 10_000, read: (d) => searchCases(d, input({ conversationId: 'nope' })) }));
+    const err = await failure(
+      runnerWith(hangingUrl).run({
+        operation: 'search-cases',
+        tenant,
+        deadline: Date.now() + 10_000,
+        read: (d) => searchCases(d, input({ conversationId: 'nope' })),
+      }),
+    );
     assert.equal(err.code, 404);
     assert.equal(connections, 0, 'the embedding server was never called');
   });
@@ -104,6 +167,9 @@ describe('the read path', () => {
 
   it('tells where the time went in Server-Timing', async () => {
     const res = await api('POST', '/v1/search/cases', { key, body: { query: 'printer' } });
-    assert.match(res.headers.get('server-timing') ?? '', /^tenant;dur=[\d.]+, embed;dur=[\d.]+, hybrid;dur=[\d.]+, read;dur=\d+;desc="1 attempt"$/);
+    assert.match(
+      res.headers.get('server-timing') ?? '',
+      /^tenant;dur=[\d.]+, embed;dur=[\d.]+, hybrid;dur=[\d.]+, read;dur=\d+;desc="1 attempt"$/,
+    );
   });
 });

@@ -41,8 +41,15 @@ export async function startChatServer(mode: ChatMode = { kind: 'answer', content
       state.requests.push(body);
       const m = next(state);
       if (m.kind === 'stall') return void stalled.add(res);
-      if (m.kind === 'fail') return void res.writeHead(m.status, { 'Content-Type': 'application/json', ...(m.retryAfter ? { 'Retry-After': m.retryAfter } : {}) }).end(JSON.stringify({ error: { message: 'injected failure' } }));
-      if (m.kind === 'malformed') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"choices": [ not json');
+      if (m.kind === 'fail')
+        return void res
+          .writeHead(m.status, {
+            'Content-Type': 'application/json',
+            ...(m.retryAfter ? { 'Retry-After': m.retryAfter } : {}),
+          })
+          .end(JSON.stringify({ error: { message: 'injected failure' } }));
+      if (m.kind === 'malformed')
+        return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"choices": [ not json');
       const content = typeof m.content === 'function' ? m.content(body.messages ?? []) : m.content;
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(
         JSON.stringify({

@@ -14,11 +14,19 @@ let harness: Promise<Harness> | undefined;
 
 /** Fails a suite early, with the way to run it, when the real stack is not there. */
 export function requireStack(): void {
-  if (!process.env.TEMPORAL_ADDRESS || !process.env.WEAVIATE_HTTP_PORT) throw new Error('these tests need the real stack: run them with `npm test`');
+  if (!process.env.TEMPORAL_ADDRESS || !process.env.WEAVIATE_HTTP_PORT)
+    throw new Error('these tests need the real stack: run them with `npm test`');
 }
 
 export function getHarness(): Promise<Harness> {
-  harness ??= startInProcess({ env: { KEY_CACHE_TTL_MS: '300', AUTH_FAILURES_PER_MINUTE: '1000', READ_LOG_FLUSH_MS: '200', TAG_TRAINING_DEBOUNCE_MS: '1000' } });
+  harness ??= startInProcess({
+    env: {
+      KEY_CACHE_TTL_MS: '300',
+      AUTH_FAILURES_PER_MINUTE: '1000',
+      READ_LOG_FLUSH_MS: '200',
+      TAG_TRAINING_DEBOUNCE_MS: '1000',
+    },
+  });
   return harness;
 }
 
@@ -31,7 +39,9 @@ export async function closeHarness(): Promise<void> {
 export const freshTenant = (label = 't') => `${label}-${randomBytes(5).toString('hex')}`;
 
 /** Creates a key for a (fresh by default) tenant; all scopes unless given. */
-export async function createKey(o: { tenant?: string; scopes?: string[] } = {}): Promise<{ key: string; tenant: string }> {
+export async function createKey(
+  o: { tenant?: string; scopes?: string[] } = {},
+): Promise<{ key: string; tenant: string }> {
   const h = await getHarness();
   const tenant = o.tenant ?? freshTenant();
   const { key } = await h.keys.create({ tenant, scopes: o.scopes ?? [...SCOPES] });

@@ -24,7 +24,16 @@ export interface ModelApp {
 /** `env` adds to the app's settings: a model `test-model` with a 1 s timeout by default. */
 export async function startModelApp(env: Record<string, string> = {}): Promise<ModelApp> {
   const chat = await startChatServer();
-  const app = await startInProcess({ env: { CHAT_BASE_URL: chat.baseUrl, CHAT_API_KEY: 'test', CHAT_MODEL: 'test-model', CHAT_TIMEOUT_MS: '1000', LOG_LEVEL: 'silent', ...env } });
+  const app = await startInProcess({
+    env: {
+      CHAT_BASE_URL: chat.baseUrl,
+      CHAT_API_KEY: 'test',
+      CHAT_MODEL: 'test-model',
+      CHAT_TIMEOUT_MS: '1000',
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
+  });
   const { tenant, key: harnessKey } = await createKey();
   const { key } = await app.keys.create({ tenant, scopes: [...SCOPES] });
   return {
@@ -34,7 +43,11 @@ export async function startModelApp(env: Record<string, string> = {}): Promise<M
     key,
     harnessKey,
     async post(path, body, headers = {}) {
-      const res = await fetch(`${app.baseUrl}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      const res = await fetch(`${app.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, body: (await res.json()) as any, headers: res.headers };
     },
     async close() {

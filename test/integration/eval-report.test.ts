@@ -13,12 +13,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Headless Chromium on a local file: its DOM after the scripts ran, a screenshot, and its log. */
 const chromium = (args: string[]) =>
-  runCommand(process.env.CHROMIUM_BIN || 'chromium', ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars', '--enable-logging=stderr', '--v=0', ...args]);
+  runCommand(process.env.CHROMIUM_BIN || 'chromium', [
+    '--headless=new',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--hide-scrollbars',
+    '--enable-logging=stderr',
+    '--v=0',
+    ...args,
+  ]);
 
 /** Pixels of a colour (within a small tolerance) in a PNG. */
 function countColour(png: PNG, [r, g, b]: [number, number, number]): number {
   let n = 0;
-  for (let i = 0; i < png.data.length; i += 4) if (Math.abs(png.data[i] - r) < 8 && Math.abs(png.data[i + 1] - g) < 8 && Math.abs(png.data[i + 2] - b) < 8) n += 1;
+  for (let i = 0; i < png.data.length; i += 4)
+    if (Math.abs(png.data[i] - r) < 8 && Math.abs(png.data[i + 1] - g) < 8 && Math.abs(png.data[i + 2] - b) < 8) n += 1;
   return n;
 }
 
@@ -35,14 +45,22 @@ describe('batch evaluation: npm run eval:report', () => {
         id: `r-${i}`,
         messages: [{ role: 'user', content: 'How do I change my address?' }],
         // model-b leaks an email address in half of its answers: a critical failure.
-        output: i % 2 === 1 && i % 4 === 1 ? 'Write to help@example.com to change it.' : 'Open Settings > Profile and edit the address.',
+        output:
+          i % 2 === 1 && i % 4 === 1
+            ? 'Write to help@example.com to change it.'
+            : 'Open Settings > Profile and edit the address.',
         model: i % 2 ? 'model-b' : 'model-a',
         timestamp: new Date(Date.now() - i * 3_600_000).toISOString(),
         metadata: { product: i < 10 ? 'web' : 'app' },
       }),
     );
     fs.writeFileSync(path.join(dir, 'calls.jsonl'), `${lines.join('\n')}\n`);
-    const { workflowId } = await startEvalBatch({ client: h.temporal, taskQueue: h.taskQueue, tenant, path: path.join(dir, 'calls.jsonl') });
+    const { workflowId } = await startEvalBatch({
+      client: h.temporal,
+      taskQueue: h.taskQueue,
+      tenant,
+      path: path.join(dir, 'calls.jsonl'),
+    });
     while (!(await evalBatchProgress({ client: h.temporal, workflowId })).done) await sleep(200);
     const out = await runScriptAsync({}, 'scripts/eval-report.ts', '--tenant', tenant, '--html', htmlFile);
     assert.equal(out.code, 0, out.stderr);
@@ -60,7 +78,10 @@ describe('batch evaluation: npm run eval:report', () => {
   });
 
   it('gives per-rule pass rates with intervals, over the calls each rule applied to, and counts what was not gradable', () => {
-    assert.match(markdown, /\| no-email-addresses \| critical \| 100\.0 % \(72\.2–100\.0 %\), n=10 \| 50\.0 % \(23\.7–76\.3 %\), n=10 \|/);
+    assert.match(
+      markdown,
+      /\| no-email-addresses \| critical \| 100\.0 % \(72\.2–100\.0 %\), n=10 \| 50\.0 % \(23\.7–76\.3 %\), n=10 \|/,
+    );
     // Rules the built-in judge cannot read: not gradable, never counted as passed.
     assert.match(markdown, /\| polite \| warning \| not gradable \(10\) \| not gradable \(10\) \|/);
     assert.ok(markdown.indexOf('| no-email-addresses') < markdown.indexOf('| polite'), 'critical rules first');
@@ -68,11 +89,36 @@ describe('batch evaluation: npm run eval:report', () => {
 
   it('filters by metadata and time, and shows another tenant nothing', async function () {
     this.timeout(60_000);
-    const web = await runScriptAsync({}, 'scripts/eval-report.ts', '--tenant', tenant, '--where', 'product=web', '--html', path.join(dir, 'web.html'));
+    const web = await runScriptAsync(
+      {},
+      'scripts/eval-report.ts',
+      '--tenant',
+      tenant,
+      '--where',
+      'product=web',
+      '--html',
+      path.join(dir, 'web.html'),
+    );
     assert.match(web.stdout, /product=web; 10 graded calls/);
-    const recent = await runScriptAsync({}, 'scripts/eval-report.ts', '--tenant', tenant, '--from', new Date(Date.now() - 4.5 * 3_600_000).toISOString(), '--html', path.join(dir, 'recent.html'));
+    const recent = await runScriptAsync(
+      {},
+      'scripts/eval-report.ts',
+      '--tenant',
+      tenant,
+      '--from',
+      new Date(Date.now() - 4.5 * 3_600_000).toISOString(),
+      '--html',
+      path.join(dir, 'recent.html'),
+    );
     assert.match(recent.stdout, /; 5 graded calls/);
-    const other = await runScriptAsync({}, 'scripts/eval-report.ts', '--tenant', freshTenant('other'), '--html', path.join(dir, 'other.html'));
+    const other = await runScriptAsync(
+      {},
+      'scripts/eval-report.ts',
+      '--tenant',
+      freshTenant('other'),
+      '--html',
+      path.join(dir, 'other.html'),
+    );
     assert.match(other.stdout, /0 graded calls[\s\S]*No graded calls match\./);
     const bad = await runScriptAsync({}, 'scripts/eval-report.ts', '--tenant', tenant, '--where', 'nokey');
     assert.notEqual(bad.code, 0);
@@ -90,7 +136,12 @@ describe('batch evaluation: npm run eval:report', () => {
     assert.doesNotMatch(dom.stdout, /data-errors=/);
     assert.doesNotMatch(dom.stderr, /Uncaught|Refused to|CONSOLE\(\d+\)\] "(?:Error|TypeError)/);
     const shot = path.join(dir, 'report.png');
-    const screenshot = await chromium(['--virtual-time-budget=5000', '--window-size=1000,2200', `--screenshot=${shot}`, url]);
+    const screenshot = await chromium([
+      '--virtual-time-budget=5000',
+      '--window-size=1000,2200',
+      `--screenshot=${shot}`,
+      url,
+    ]);
     assert.equal(screenshot.code, 0, screenshot.stderr.slice(-2000));
     const png = PNG.sync.read(fs.readFileSync(shot));
     assert.equal(png.width, 1000);

@@ -16,11 +16,21 @@ import { weaviateKeyPath } from '../../scripts/stack/weaviate-key';
 import { createKey, requireStack } from '../helpers/harness';
 
 /** A unary gRPC call with Node's own HTTP/2 client; resolves to the grpc-status it ends with. */
-function grpcCall(port: number, method: string, message: Buffer, token?: string): Promise<{ status: number; message: string; bytes: number }> {
+function grpcCall(
+  port: number,
+  method: string,
+  message: Buffer,
+  token?: string,
+): Promise<{ status: number; message: string; bytes: number }> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://127.0.0.1:${port}`);
     session.on('error', reject);
-    const headers: http2.OutgoingHttpHeaders = { ':method': 'POST', ':path': method, 'content-type': 'application/grpc', te: 'trailers' };
+    const headers: http2.OutgoingHttpHeaders = {
+      ':method': 'POST',
+      ':path': method,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    };
     if (token) headers.authorization = `Bearer ${token}`;
     const req = session.request(headers);
     const frame = Buffer.alloc(5 + message.length); // uncompressed flag, big-endian length, message
@@ -29,7 +39,8 @@ function grpcCall(port: number, method: string, message: Buffer, token?: string)
     let bytes = 0;
     let result: { status: number; message: string } | undefined;
     const end = (h: http2.IncomingHttpHeaders) => {
-      if (h['grpc-status'] !== undefined) result = { status: Number(h['grpc-status']), message: decodeURIComponent(String(h['grpc-message'] ?? '')) };
+      if (h['grpc-status'] !== undefined)
+        result = { status: Number(h['grpc-status']), message: decodeURIComponent(String(h['grpc-message'] ?? '')) };
     };
     req.on('response', end); // a trailers-only answer carries the status in its headers
     req.on('trailers', end);
@@ -45,7 +56,8 @@ function grpcCall(port: number, method: string, message: Buffer, token?: string)
 }
 
 /** weaviate.v1.SearchRequest with only `collection` (field 1) set. */
-const searchRequest = (collection: string) => Buffer.concat([Buffer.from([0x0a, Buffer.byteLength(collection)]), Buffer.from(collection)]);
+const searchRequest = (collection: string) =>
+  Buffer.concat([Buffer.from([0x0a, Buffer.byteLength(collection)]), Buffer.from(collection)]);
 const SEARCH = '/weaviate.v1.Weaviate/Search';
 
 /** Weaviate refuses a gRPC call without a valid key with status UNKNOWN (2), not UNAUTHENTICATED (16),
@@ -66,7 +78,8 @@ interface Socket {
 function decodeAddress(hex: string): string {
   const bytes = (hex.match(/.{8}/g) ?? []).flatMap((word) => [...Buffer.from(word, 'hex').reverse()]);
   if (bytes.length === 4) return bytes.join('.');
-  if (bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return `::ffff:${bytes.slice(12).join('.')}`;
+  if (bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff)
+    return `::ffff:${bytes.slice(12).join('.')}`;
   const groups = Array.from({ length: 8 }, (_, i) => ((bytes[2 * i] << 8) | bytes[2 * i + 1]).toString(16));
   return groups.join(':').replace(/(^|:)0(:0)+(:|$)/, '::');
 }
@@ -86,7 +99,7 @@ function processTree(roots: number[]): number[] {
     }
   }
   const tree = new Set(roots);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, ppid] of parents) {
       if (tree.has(ppid) && !tree.has(pid)) {
@@ -109,12 +122,18 @@ function listeningSockets(pids: number[]): Socket[] {
     }
   }
   const sockets: Socket[] = [];
-  for (const [file, protocol, state] of [['tcp', 'tcp', '0A'], ['tcp6', 'tcp', '0A'], ['udp', 'udp', '07'], ['udp6', 'udp', '07']] as const) {
+  for (const [file, protocol, state] of [
+    ['tcp', 'tcp', '0A'],
+    ['tcp6', 'tcp', '0A'],
+    ['udp', 'udp', '07'],
+    ['udp6', 'udp', '07'],
+  ] as const) {
     for (const line of fs.readFileSync(`/proc/net/${file}`, 'utf8').trim().split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
       const [hexAddress, hexPort] = fields[1].split(':');
       const pid = owner.get(fields[9]);
-      if (fields[3] === state && pid !== undefined) sockets.push({ protocol, address: decodeAddress(hexAddress), port: parseInt(hexPort, 16), pid });
+      if (fields[3] === state && pid !== undefined)
+        sockets.push({ protocol, address: decodeAddress(hexAddress), port: parseInt(hexPort, 16), pid });
     }
   }
   return sockets;
@@ -154,15 +173,24 @@ describe('exposure: Weaviate authentication and loopback-only ports', function (
     const base = `http://${process.env.WEAVIATE_HOST}:${process.env.WEAVIATE_HTTP_PORT}`;
     for (const url of [`${base}/v1/objects?class=${COLLECTIONS.apiKey}`, `${base}/v1/schema`, `${base}/v1/meta`]) {
       assert.equal((await fetch(url)).status, 401, `anonymous GET ${url}`);
-      assert.equal((await fetch(url, { headers: { Authorization: 'Bearer not-the-key' } })).status, 401, `GET ${url} with a wrong key`);
+      assert.equal(
+        (await fetch(url, { headers: { Authorization: 'Bearer not-the-key' } })).status,
+        401,
+        `GET ${url} with a wrong key`,
+      );
     }
     const grpcPort = Number(process.env.WEAVIATE_GRPC_PORT);
     assertRefused(await grpcCall(grpcPort, SEARCH, searchRequest(COLLECTIONS.apiKey)), 'anonymous gRPC search');
-    assertRefused(await grpcCall(grpcPort, SEARCH, searchRequest(COLLECTIONS.apiKey), 'not-the-key'), 'gRPC search with a wrong key');
+    assertRefused(
+      await grpcCall(grpcPort, SEARCH, searchRequest(COLLECTIONS.apiKey), 'not-the-key'),
+      'gRPC search with a wrong key',
+    );
 
     const key = process.env.WEAVIATE_API_KEY;
     assert.ok(key, 'the launcher passes WEAVIATE_API_KEY to the worker and the API');
-    const keyed = await fetch(`${base}/v1/objects?class=${COLLECTIONS.apiKey}&limit=1`, { headers: { Authorization: `Bearer ${key}` } });
+    const keyed = await fetch(`${base}/v1/objects?class=${COLLECTIONS.apiKey}&limit=1`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
     assert.equal(keyed.status, 200);
     assert.equal(((await keyed.json()) as { objects: unknown[] }).objects.length, 1);
 
@@ -191,27 +219,59 @@ describe('exposure: Weaviate authentication and loopback-only ports', function (
 
   it('listens on loopback only, except the Weaviate ports that cannot be bound, which refuse anonymous requests', async () => {
     const running = stack ?? (await start());
-    assert.deepEqual(running.services.map((s) => s.name).sort(), ['embeddings', 'embeddings-query', 'english-encoder', 'temporal', 'weaviate']);
+    assert.deepEqual(running.services.map((s) => s.name).sort(), [
+      'embeddings',
+      'embeddings-query',
+      'english-encoder',
+      'temporal',
+      'weaviate',
+    ]);
     const weaviate = running.services.find((s) => s.name === 'weaviate')!;
     const sockets = listeningSockets(processTree(running.services.map((s) => s.child.pid!)));
     const ownPorts = new Set(sockets.map((s) => s.port));
-    for (const port of [ports.temporal, ports.temporalUi, ports.weaviateHttp, ports.weaviateGrpc, ports.weaviateGossip, ports.weaviateData, ports.weaviateRaft, ports.weaviateRaftRpc, ports.embeddings, ports.embeddingsQuery, ports.englishEncoder]) {
+    for (const port of [
+      ports.temporal,
+      ports.temporalUi,
+      ports.weaviateHttp,
+      ports.weaviateGrpc,
+      ports.weaviateGossip,
+      ports.weaviateData,
+      ports.weaviateRaft,
+      ports.weaviateRaftRpc,
+      ports.embeddings,
+      ports.embeddingsQuery,
+      ports.englishEncoder,
+    ]) {
       assert.ok(ownPorts.has(port), `nothing of the stack listens on ${port}: ${JSON.stringify(sockets)}`);
     }
 
     // weaviate-server v1.38.11 listens on ":<port>" for its gRPC API (adapters/handlers/grpc/server.go,
     // StartAndListen) and its cluster API (adapters/handlers/rest/clusterapi/serve.go, NewServer);
     // neither address can be configured.
-    const unavoidable = (s: Socket) => s.pid === weaviate.child.pid && s.protocol === 'tcp' && (s.port === ports.weaviateGrpc || s.port === ports.weaviateData);
+    const unavoidable = (s: Socket) =>
+      s.pid === weaviate.child.pid &&
+      s.protocol === 'tcp' &&
+      (s.port === ports.weaviateGrpc || s.port === ports.weaviateData);
     const exposed = sockets.filter((s) => !isLoopback(s.address));
-    assert.deepEqual(exposed.filter((s) => !unavoidable(s)), [], 'sockets bound beyond loopback');
+    assert.deepEqual(
+      exposed.filter((s) => !unavoidable(s)),
+      [],
+      'sockets bound beyond loopback',
+    );
 
     const key = running.env.WEAVIATE_API_KEY;
-    assertRefused(await grpcCall(ports.weaviateGrpc, SEARCH, searchRequest(COLLECTIONS.apiKey)), 'anonymous gRPC search');
+    assertRefused(
+      await grpcCall(ports.weaviateGrpc, SEARCH, searchRequest(COLLECTIONS.apiKey)),
+      'anonymous gRPC search',
+    );
     // The cluster API (other nodes read and write shards through it) asks for the cluster password.
     const cluster = `http://127.0.0.1:${ports.weaviateData}/nodes/`;
     assert.equal((await fetch(cluster)).status, 401, 'anonymous request to the cluster API');
     const basic = `Basic ${Buffer.from(`${WEAVIATE_USER}:${key}`).toString('base64')}`;
-    assert.notEqual((await fetch(cluster, { headers: { Authorization: basic } })).status, 401, 'the cluster password opens it');
+    assert.notEqual(
+      (await fetch(cluster, { headers: { Authorization: basic } })).status,
+      401,
+      'the cluster password opens it',
+    );
   });
 });

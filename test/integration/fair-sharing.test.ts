@@ -16,7 +16,10 @@ async function searchesEveryHalfSecond(key: string, count: number): Promise<numb
   const statuses: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = Date.now();
-    const res = await api('POST', '/v1/search/cases', { key, body: { query: i % 2 ? 'printer wifi' : 'battery drains', limit: 3 } });
+    const res = await api('POST', '/v1/search/cases', {
+      key,
+      body: { query: i % 2 ? 'printer wifi' : 'battery drains', limit: 3 },
+    });
     statuses.push(res.status);
     await sleep(Math.max(0, 500 - (Date.now() - started)));
   }
@@ -32,7 +35,10 @@ describe('fair sharing between tenants', () => {
     ({ key: neighbour } = await createKey());
     // Both tenants need stored cases: a search of a tenant without any answers before embedding.
     for (const key of [attacker, neighbour]) {
-      const res = await api('POST', '/v1/cases', { key, body: { data: [supportCase(), supportCase({ subject: 'Laptop battery drains fast' })] } });
+      const res = await api('POST', '/v1/cases', {
+        key,
+        body: { data: [supportCase(), supportCase({ subject: 'Laptop battery drains fast' })] },
+      });
       assert.equal(res.status, 200, JSON.stringify(res.body));
     }
   });
@@ -46,16 +52,26 @@ describe('fair sharing between tenants', () => {
   });
 
   it('answers several long queries in a row with 200, and the other tenant still gets 200', async () => {
-    const attacks = Promise.all(Array.from({ length: 4 }, () => api('POST', '/v1/search/cases', { key: attacker, body: { query: '😀'.repeat(10_000), limit: 1 } })));
+    const attacks = Promise.all(
+      Array.from({ length: 4 }, () =>
+        api('POST', '/v1/search/cases', { key: attacker, body: { query: '😀'.repeat(10_000), limit: 1 } }),
+      ),
+    );
     const [attackResults, others] = await Promise.all([attacks, searchesEveryHalfSecond(neighbour, 8)]);
-    assert.deepEqual(attackResults.map((r) => r.status), [200, 200, 200, 200]);
+    assert.deepEqual(
+      attackResults.map((r) => r.status),
+      [200, 200, 200, 200],
+    );
     assert.deepEqual(others, Array(8).fill(200));
   });
 
   it("answers another tenant's searches with 200 while a tenant uploads", async () => {
     const { key: uploader } = await createKey();
     const cases = Array.from({ length: 64 }, (_, i) =>
-      supportCase({ subject: `Upload ${i}: the office printer loses its wifi connection after every firmware update`, description: 'A long description. '.repeat(40) }),
+      supportCase({
+        subject: `Upload ${i}: the office printer loses its wifi connection after every firmware update`,
+        description: 'A long description. '.repeat(40),
+      }),
     );
     const upload = api('POST', '/v1/cases', { key: uploader, body: { data: cases } });
     await sleep(500); // the upload's embedding calls are queued by now

@@ -14,7 +14,10 @@ describe('npm run feedback (operator command)', function () {
   before(async () => {
     const created = await createKey();
     tenant = created.tenant;
-    const upload = await api('POST', '/v1/articles', { key: created.key, body: { articles: [article({ articleId: 'reset' })] } });
+    const upload = await api('POST', '/v1/articles', {
+      key: created.key,
+      body: { articles: [article({ articleId: 'reset' })] },
+    });
     assert.equal(upload.status, 200);
     for (const [name, query, details] of [
       ['liked', 'How do I reset my password?', '+1 that worked'],
@@ -23,7 +26,10 @@ describe('npm run feedback (operator command)', function () {
       const res = await api('POST', '/v1/assistant/ask', { key: created.key, body: { query } });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       answers[name] = res.body.id;
-      const sent = await api('POST', '/v1/feedback', { key: created.key, body: { id: res.body.id, feedbackDetails: details } });
+      const sent = await api('POST', '/v1/feedback', {
+        key: created.key,
+        body: { id: res.body.id, feedbackDetails: details },
+      });
       assert.equal(sent.status, 200, JSON.stringify(sent.body));
     }
   });
@@ -31,9 +37,18 @@ describe('npm run feedback (operator command)', function () {
   it('lists answers with their feedback and rating, newest first, as JSON', () => {
     const out = feedback('--tenant', tenant, '--json');
     assert.equal(out.code, 0, out.stderr);
-    const listed = out.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(listed.map((a) => a.answerId), [answers.disliked, answers.liked]);
-    assert.deepEqual(listed.map((a) => a.feedback.map((f: any) => f.rating)), [[-1], [1]]);
+    const listed = out.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      listed.map((a) => a.answerId),
+      [answers.disliked, answers.liked],
+    );
+    assert.deepEqual(
+      listed.map((a) => a.feedback.map((f: any) => f.rating)),
+      [[-1], [1]],
+    );
     assert.equal(listed[1].question, 'How do I reset my password?');
     assert.equal(listed[1].sources[0].id, 'reset');
   });

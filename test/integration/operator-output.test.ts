@@ -24,12 +24,21 @@ describe('operator commands print tenant text with its control characters escape
       this.timeout(120_000);
       const created = await createKey();
       tenant = created.tenant;
-      const upload = await api('POST', '/v1/articles', { key: created.key, body: { articles: [article({ articleId: 'reset' })] } });
+      const upload = await api('POST', '/v1/articles', {
+        key: created.key,
+        body: { articles: [article({ articleId: 'reset' })] },
+      });
       assert.equal(upload.status, 200, JSON.stringify(upload.body));
-      const asked = await api('POST', '/v1/assistant/ask', { key: created.key, body: { query: `How do I reset my password? ${HOSTILE}` } });
+      const asked = await api('POST', '/v1/assistant/ask', {
+        key: created.key,
+        body: { query: `How do I reset my password? ${HOSTILE}` },
+      });
       assert.equal(asked.status, 200, JSON.stringify(asked.body));
       answerId = asked.body.id;
-      const sent = await api('POST', '/v1/feedback', { key: created.key, body: { id: answerId, feedbackDetails: `not helpful\n${HOSTILE}` } });
+      const sent = await api('POST', '/v1/feedback', {
+        key: created.key,
+        body: { id: answerId, feedbackDetails: `not helpful\n${HOSTILE}` },
+      });
       assert.equal(sent.status, 200, JSON.stringify(sent.body));
     });
 
@@ -37,7 +46,10 @@ describe('operator commands print tenant text with its control characters escape
       const out = await runScriptAsync({}, 'scripts/feedback.ts', '--tenant', tenant);
       assert.equal(out.code, 0, out.stderr);
       assert.doesNotMatch(out.stdout, RAW_CONTROL);
-      assert.match(out.stdout, /^ {2}Q: How do I reset my password\? x \\x1b\]0;pwned\\x07\\x1b\[2J\\x7f \\x9b31m end$/m);
+      assert.match(
+        out.stdout,
+        /^ {2}Q: How do I reset my password\? x \\x1b\]0;pwned\\x07\\x1b\[2J\\x7f \\x9b31m end$/m,
+      );
       assert.match(out.stdout, /^ {2}feedback -1 \S+: not helpful x \\x1b\]0;pwned\\x07\\x1b\[2J\\x7f \\x9b31m end$/m);
     });
 
@@ -46,7 +58,10 @@ describe('operator commands print tenant text with its control characters escape
       assert.equal(out.code, 0, out.stderr);
       assert.doesNotMatch(out.stdout, RAW_CONTROL);
       assert.match(out.stdout, /\\u007f \\u009b31m end/);
-      const [listed] = out.stdout.trim().split('\n').map((line) => JSON.parse(line));
+      const [listed] = out.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       assert.equal(listed.answerId, answerId);
       assert.equal(listed.question, `How do I reset my password? ${HOSTILE}`);
     });
@@ -71,7 +86,14 @@ describe('operator commands print tenant text with its control characters escape
       fs.writeFileSync(file, `${lines.join('\n')}\n`);
       const { workflowId } = await startEvalBatch({ client: h.temporal, taskQueue: h.taskQueue, tenant, path: file });
       while (!(await evalBatchProgress({ client: h.temporal, workflowId })).done) await sleep(200);
-      const out = await runScriptAsync({}, 'scripts/eval-report.ts', '--tenant', tenant, '--html', path.join(dir, 'report.html'));
+      const out = await runScriptAsync(
+        {},
+        'scripts/eval-report.ts',
+        '--tenant',
+        tenant,
+        '--html',
+        path.join(dir, 'report.html'),
+      );
       assert.equal(out.code, 0, out.stderr);
       assert.match(out.stdout, /2 graded calls/);
       assert.doesNotMatch(out.stdout, RAW_CONTROL);

@@ -48,7 +48,10 @@ describe('request language of short texts', () => {
     assert.equal(unclear.body.linksTitle, phrases('de').linksTitle);
     assert.match(unclear.body.plaintext, /^Das steht in/);
 
-    const asked = await api('POST', '/v1/assistant/ask', { key: german, body: { query: 'How do I renew the token of the VPN client?' } });
+    const asked = await api('POST', '/v1/assistant/ask', {
+      key: german,
+      body: { query: 'How do I renew the token of the VPN client?' },
+    });
     assert.equal(asked.status, 200, JSON.stringify(asked.body));
     assert.equal(asked.body.linksTitle, phrases('en').linksTitle);
   });
@@ -60,7 +63,11 @@ describe('request language of short texts', () => {
   });
 
   it('the header still decides', async () => {
-    const res = await api('POST', '/v1/summary', { key: english, body: { subject: NO_LANGUAGE }, headers: { 'X-Language-Iso-Code': 'it' } });
+    const res = await api('POST', '/v1/summary', {
+      key: english,
+      body: { subject: NO_LANGUAGE },
+      headers: { 'X-Language-Iso-Code': 'it' },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.match(res.body.summary, /^\*\*Problema:\*\*/);
   });

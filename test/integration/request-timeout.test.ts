@@ -29,7 +29,10 @@ describe('Request-Timeout: one rule for every endpoint', () => {
 
   before(async () => {
     ({ key, tenant } = await createKey());
-    for (const [path, body] of [['/v1/articles', { articles: [kept] }], ['/v1/cases', { data: [stored] }]] as const) {
+    for (const [path, body] of [
+      ['/v1/articles', { articles: [kept] }],
+      ['/v1/cases', { data: [stored] }],
+    ] as const) {
       const res = await api('POST', path, { key, body });
       assert.equal(res.status, 200, JSON.stringify(res.body));
     }
@@ -41,7 +44,11 @@ describe('Request-Timeout: one rule for every endpoint', () => {
   /** A request per operation that succeeds without the header. */
   const calls = (): Record<string, Call> => ({
     ask: { method: 'POST', path: '/v1/assistant/ask', body: { query: 'How do I reset my password?' } },
-    summarize: { method: 'POST', path: '/v1/summary', body: { subject: 'Printer offline', description: 'The office printer lost its wifi after the update.' } },
+    summarize: {
+      method: 'POST',
+      path: '/v1/summary',
+      body: { subject: 'Printer offline', description: 'The office printer lost its wifi after the update.' },
+    },
     sendFeedback: { method: 'POST', path: '/v1/feedback', body: { id: answerId, feedbackDetails: '+1 helpful' } },
     tagConversation: { method: 'POST', path: '/v1/tag', body: { message: 'My card has not arrived' } },
     analyzeSentiment: { method: 'POST', path: '/v1/sentiment', body: { message: 'Thanks, that fixed it!' } },
@@ -50,12 +57,26 @@ describe('Request-Timeout: one rule for every endpoint', () => {
     uploadCases: { method: 'POST', path: '/v1/cases', body: { data: [stored] } },
     uploadIncident: { method: 'POST', path: '/v1/incidents', body: incident() },
     searchCases: { method: 'POST', path: '/v1/search/cases', body: { query: 'printer wifi', limit: 3 } },
-    searchArticles: { method: 'GET', path: '/v1/community/search/articles?text=reset%20password', headers: { 'X-Business-Id': tenant } },
-    evaluateOutput: { method: 'POST', path: '/v1/control/autoeval/evaluate', body: { messages: [{ role: 'user', content: 'Hi' }], output: 'Hello!', rules: [{ id: 'short', description: 'The answer should contain less than 50 words.' }] } },
+    searchArticles: {
+      method: 'GET',
+      path: '/v1/community/search/articles?text=reset%20password',
+      headers: { 'X-Business-Id': tenant },
+    },
+    evaluateOutput: {
+      method: 'POST',
+      path: '/v1/control/autoeval/evaluate',
+      body: {
+        messages: [{ role: 'user', content: 'Hi' }],
+        output: 'Hello!',
+        rules: [{ id: 'short', description: 'The answer should contain less than 50 words.' }],
+      },
+    },
   });
 
   it('covers every operation that takes the header', () => {
-    const takers = operations.filter((op) => op.headers?.some((h) => h.name === 'Request-Timeout')).map((op) => op.operationId);
+    const takers = operations
+      .filter((op) => op.headers?.some((h) => h.name === 'Request-Timeout'))
+      .map((op) => op.operationId);
     assert.deepEqual(Object.keys(calls()).sort(), [...takers].sort());
   });
 

@@ -9,7 +9,8 @@ import type { ChatServer } from '../helpers/chat-server';
 import { api, createKey } from '../helpers/harness';
 import { startModelApp, type ModelApp } from '../helpers/model-app';
 
-const sentiment = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) => api('POST', '/v1/sentiment', { key, body, headers });
+const sentiment = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  api('POST', '/v1/sentiment', { key, body, headers });
 
 /** A 200 answer with a score in range and the label its score has. */
 function assertWellFormed(res: { status: number; body: any }) {
@@ -33,25 +34,63 @@ describe('POST /v1/sentiment (local engine)', () => {
 
   // Messages written for these tests, none of them among the training examples.
   const cases: { language: string; polarity: 'negative' | 'neutral' | 'positive'; message: string }[] = [
-    { language: 'en', polarity: 'positive', message: 'Your colleague Sam sorted out the billing mix-up in no time. Really grateful, great service!' },
-    { language: 'en', polarity: 'negative', message: 'I have written four times about the broken heater and nobody replied. This is absolutely unacceptable.' },
+    {
+      language: 'en',
+      polarity: 'positive',
+      message: 'Your colleague Sam sorted out the billing mix-up in no time. Really grateful, great service!',
+    },
+    {
+      language: 'en',
+      polarity: 'negative',
+      message: 'I have written four times about the broken heater and nobody replied. This is absolutely unacceptable.',
+    },
     { language: 'en', polarity: 'neutral', message: 'Could you tell me which plan includes the API export feature?' },
-    { language: 'es', polarity: 'positive', message: 'Muchísimas gracias por la ayuda, el técnico fue muy amable y todo funciona perfectamente.' },
-    { language: 'es', polarity: 'negative', message: 'Estoy muy molesto, el pedido llegó incompleto y nadie responde a mis mensajes.' },
+    {
+      language: 'es',
+      polarity: 'positive',
+      message: 'Muchísimas gracias por la ayuda, el técnico fue muy amable y todo funciona perfectamente.',
+    },
+    {
+      language: 'es',
+      polarity: 'negative',
+      message: 'Estoy muy molesto, el pedido llegó incompleto y nadie responde a mis mensajes.',
+    },
     { language: 'es', polarity: 'neutral', message: '¿Me pueden indicar cuál es el plazo de entrega para Valencia?' },
-    { language: 'de', polarity: 'positive', message: 'Herzlichen Dank für die schnelle Hilfe, ich bin wirklich begeistert!' },
-    { language: 'de', polarity: 'negative', message: 'Seit zwei Wochen funktioniert der Router nicht und der Support ist eine einzige Enttäuschung.' },
-    { language: 'de', polarity: 'neutral', message: 'Können Sie mir bitte die Rechnung vom letzten Monat als PDF schicken?' },
-    { language: 'fr', polarity: 'positive', message: 'Merci infiniment, votre conseillère a été adorable et très efficace.' },
-    { language: 'fr', polarity: 'negative', message: "C'est inadmissible, ma carte a été débitée deux fois et personne ne me rembourse." },
+    {
+      language: 'de',
+      polarity: 'positive',
+      message: 'Herzlichen Dank für die schnelle Hilfe, ich bin wirklich begeistert!',
+    },
+    {
+      language: 'de',
+      polarity: 'negative',
+      message: 'Seit zwei Wochen funktioniert der Router nicht und der Support ist eine einzige Enttäuschung.',
+    },
+    {
+      language: 'de',
+      polarity: 'neutral',
+      message: 'Können Sie mir bitte die Rechnung vom letzten Monat als PDF schicken?',
+    },
+    {
+      language: 'fr',
+      polarity: 'positive',
+      message: 'Merci infiniment, votre conseillère a été adorable et très efficace.',
+    },
+    {
+      language: 'fr',
+      polarity: 'negative',
+      message: "C'est inadmissible, ma carte a été débitée deux fois et personne ne me rembourse.",
+    },
   ];
 
   for (const c of cases) {
     it(`scores a ${c.polarity} message in ${c.language} (language detected)`, async () => {
       const res = await sentiment(key, { message: c.message });
       assertWellFormed(res);
-      if (c.polarity === 'positive') assert.ok(POSITIVE.includes(res.body.label) && res.body.sentiment > 20, JSON.stringify(res.body));
-      if (c.polarity === 'negative') assert.ok(NEGATIVE.includes(res.body.label) && res.body.sentiment < -20, JSON.stringify(res.body));
+      if (c.polarity === 'positive')
+        assert.ok(POSITIVE.includes(res.body.label) && res.body.sentiment > 20, JSON.stringify(res.body));
+      if (c.polarity === 'negative')
+        assert.ok(NEGATIVE.includes(res.body.label) && res.body.sentiment < -20, JSON.stringify(res.body));
       if (c.polarity === 'neutral') assert.equal(res.body.label, 'Neutral', JSON.stringify(res.body));
     });
   }
@@ -61,12 +100,20 @@ describe('POST /v1/sentiment (local engine)', () => {
     const embedder = createEmbedder(config.embeddings);
     const english = createEnglishEncoder(config);
     assert.ok(english, 'the test stack runs the English encoder');
-    assert.equal(localModel().english?.encoder, english.model, 'the shipped model reads English with the configured encoder');
+    assert.equal(
+      localModel().english?.encoder,
+      english.model,
+      'the shipped model reads English with the configured encoder',
+    );
     const en = { message: 'Thanks for the reply, but the refund still has not arrived.', language: 'en' };
     const res = await sentiment(key, { message: en.message }, { 'X-Language-Iso-Code': 'en' });
     assertWellFormed(res);
     assert.deepEqual(res.body, await scoreLocal({ embedder, english }, en));
-    assert.notEqual(res.body.sentiment, (await scoreLocal({ embedder }, en)).sentiment, 'the English reading moves the score');
+    assert.notEqual(
+      res.body.sentiment,
+      (await scoreLocal({ embedder }, en)).sentiment,
+      'the English reading moves the score',
+    );
     const de = { message: 'Danke für die Antwort, aber die Erstattung ist immer noch nicht da.', language: 'de' };
     const german = await sentiment(key, { message: de.message }, { 'X-Language-Iso-Code': 'de' });
     assert.deepEqual(german.body, await scoreLocal({ embedder }, de));
@@ -154,7 +201,11 @@ describe('POST /v1/sentiment (model engine, test model server)', () => {
   it('passes the request language to the model: header first, else detected', async () => {
     model.mode = { kind: 'answer', content: '```json\n{"sentiment": 35.25}\n```' };
     model.requests.length = 0;
-    const res = await app.post('/v1/sentiment', { message: 'Vielen Dank, das hat geholfen.' }, { 'X-Language-Iso-Code': 'de' });
+    const res = await app.post(
+      '/v1/sentiment',
+      { message: 'Vielen Dank, das hat geholfen.' },
+      { 'X-Language-Iso-Code': 'de' },
+    );
     assert.deepEqual(res.body, { sentiment: 35.3, label: 'Moderately Positive' });
     assert.match(model.requests[0].messages[0].content, /ISO 639-1 code "de"/);
     model.requests.length = 0;

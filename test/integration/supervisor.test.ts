@@ -27,8 +27,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Articles per upload: enough batches that a kill lands while they are being stored. */
 const ARTICLES = 400;
 const WORDS = ['amber', 'basil', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper'];
-const phrase = (i: number) => `${WORDS[i % 10]} ${WORDS[Math.floor(i / 10) % 10]} ${WORDS[Math.floor(i / 100) % 10]} setting ${i}`;
-
+const phrase = (i: number) =>
+  `${WORDS[i % 10]} ${WORDS[Math.floor(i / 10) % 10]} ${WORDS[Math.floor(i / 100) % 10]} setting ${i}`;
 
 /** Binds a port on loopback and holds it, closing every connection at once, as a process that is still dying would hold it. */
 function holdPort(port: number): Promise<net.Server> {
@@ -52,7 +52,8 @@ describe('npm start supervises every process: Weaviate, Temporal and an embeddin
     for (;;) {
       const match = pattern.exec(launched.supervisorLog());
       if (match) return match;
-      if (launched.child.exitCode !== null) throw new Error(`the launcher exited (${launched.child.exitCode}):\n${launched.output()}`);
+      if (launched.child.exitCode !== null)
+        throw new Error(`the launcher exited (${launched.child.exitCode}):\n${launched.output()}`);
       await sleep(200);
     }
   };
@@ -64,7 +65,10 @@ describe('npm start supervises every process: Weaviate, Temporal and an embeddin
   const readiness = async () => {
     try {
       const res = await fetch(`${base()}/readyz`, { signal: AbortSignal.timeout(30_000) });
-      return { status: res.status, body: (await res.json()) as { ready: boolean; dependencies: Record<string, { ready: boolean }> } };
+      return {
+        status: res.status,
+        body: (await res.json()) as { ready: boolean; dependencies: Record<string, { ready: boolean }> },
+      };
     } catch (err) {
       return { status: 0, body: undefined, error: String(err) };
     }
@@ -96,7 +100,7 @@ describe('npm start supervises every process: Weaviate, Temporal and an embeddin
     await launched?.interrupt();
   });
 
-  it('writes a pid file for every process it supervises, and the launcher\'s own', () => {
+  it("writes a pid file for every process it supervises, and the launcher's own", () => {
     assert.equal(readPid('launcher'), launched.child.pid);
     for (const name of ['temporal', 'weaviate', 'embeddings', 'embeddings-query', 'english-encoder', 'worker', 'api']) {
       const pid = readPid(name);
@@ -110,10 +114,16 @@ describe('npm start supervises every process: Weaviate, Temporal and an embeddin
    * supervisor has failed a restart on it, checks /readyz, frees the port, and waits for the
    * recovery; then the upload must be complete.
    */
-  async function killDuringUpload(o: { name: string; dependency: 'weaviate' | 'temporal' | 'embeddings'; port: number }) {
+  async function killDuringUpload(o: {
+    name: string;
+    dependency: 'weaviate' | 'temporal' | 'embeddings';
+    port: number;
+  }) {
     const tenant = freshTenant(`sup-${o.name}`);
     const { key } = await keys.create({ tenant, scopes: ['articles:write', 'search'] });
-    const articles = Array.from({ length: ARTICLES }, (_, i) => article({ articleId: `a-${i}`, title: `Guide ${i}`, body: `How to change the ${phrase(i)} in the console.` }));
+    const articles = Array.from({ length: ARTICLES }, (_, i) =>
+      article({ articleId: `a-${i}`, title: `Guide ${i}`, body: `How to change the ${phrase(i)} in the console.` }),
+    );
     let settled: { status: number; body: string } | undefined;
     const send = () => {
       settled = undefined;
@@ -143,14 +153,24 @@ describe('npm start supervises every process: Weaviate, Temporal and an embeddin
     process.kill(pid, 'SIGKILL');
     while (alive(pid)) await sleep(20);
     const holder = await holdPort(o.port).catch((err) => {
-      throw new Error(`port ${o.port} of ${o.name} was taken again before the test could hold it (${err.message}):\n${launched.supervisorLog()}`);
+      throw new Error(
+        `port ${o.port} of ${o.name} was taken again before the test could hold it (${err.message}):\n${launched.supervisorLog()}`,
+      );
     });
     assert.ok(atKill < ARTICLES, `the upload was stored before ${o.name} could be killed`);
 
     let down;
     try {
-      const exit = await waitForLog(new RegExp(`${o.name} \\(pid ${pid}\\) exited \\(signal SIGKILL\\) after [\\d.]+ s; restart attempt (\\d+) in ([\\d.]+) s`));
-      await waitForLog(new RegExp(`${o.name} restart attempt ${exit[1]} failed: port ${o.port} is still in use; restart attempt ${Number(exit[1]) + 1} in`));
+      const exit = await waitForLog(
+        new RegExp(
+          `${o.name} \\(pid ${pid}\\) exited \\(signal SIGKILL\\) after [\\d.]+ s; restart attempt (\\d+) in ([\\d.]+) s`,
+        ),
+      );
+      await waitForLog(
+        new RegExp(
+          `${o.name} restart attempt ${exit[1]} failed: port ${o.port} is still in use; restart attempt ${Number(exit[1]) + 1} in`,
+        ),
+      );
       down = await readiness();
     } finally {
       await new Promise((r) => holder.close(r));
@@ -178,13 +198,18 @@ describe('npm start supervises every process: Weaviate, Temporal and an embeddin
     assert.ok([200, 408, 503].includes(answer.status), `upload: ${JSON.stringify(answer)}`);
     if (answer.status === 200) assert.deepEqual(JSON.parse(answer.body), { result: 'success' });
     for (let i = 0; i < 600 && (await stored(tenant)) < ARTICLES; i++) await sleep(1000);
-    const all = await passages().withTenant(tenant).query.fetchObjects({ limit: 5000, returnProperties: ['articleId'] });
+    const all = await passages()
+      .withTenant(tenant)
+      .query.fetchObjects({ limit: 5000, returnProperties: ['articleId'] });
     const ids = all.objects.map((obj) => String(obj.properties.articleId));
     assert.equal(ids.length, ARTICLES, `every article stored once (upload answered ${answer.status})`);
     assert.equal(new Set(ids).size, ARTICLES);
-    const search = await fetch(`${base()}/v1/community/search/articles?text=${encodeURIComponent(phrase(ARTICLES - 1))}&limit=3`, {
-      headers: { Authorization: `Bearer ${key}`, 'X-Business-Id': tenant },
-    });
+    const search = await fetch(
+      `${base()}/v1/community/search/articles?text=${encodeURIComponent(phrase(ARTICLES - 1))}&limit=3`,
+      {
+        headers: { Authorization: `Bearer ${key}`, 'X-Business-Id': tenant },
+      },
+    );
     const found = (await search.json()) as { articles?: { id: string }[] };
     assert.equal(found.articles?.[0]?.id, `a-${ARTICLES - 1}`, JSON.stringify(found));
     uploaded.push({ tenant, key });
@@ -211,7 +236,9 @@ describe('npm start supervises every process: Weaviate, Temporal and an embeddin
   });
 
   it('stops everything on Ctrl-C, without restarting anything', async () => {
-    const pids = ['temporal', 'weaviate', 'embeddings', 'embeddings-query', 'english-encoder', 'worker', 'api'].map((name) => ({ name, pid: readPid(name) }));
+    const pids = ['temporal', 'weaviate', 'embeddings', 'embeddings-query', 'english-encoder', 'worker', 'api'].map(
+      (name) => ({ name, pid: readPid(name) }),
+    );
     assert.equal(await launched.interrupt(), 0, launched.output());
     for (const { name, pid } of pids) assert.ok(!alive(pid), `${name} (pid ${pid}) still runs`);
     const log = launched.supervisorLog();

@@ -34,7 +34,13 @@ describe('npm run tags -- status, when the worker does not answer', () => {
     try {
       const busy = await runScriptAsync(env, 'scripts/tags.ts', 'status', '--tenant', tenant);
       assert.equal(busy.code, 1, busy.stdout);
-      assert.match(busy.stderr, new RegExp(`^tags: the tag trainer of tenant ${tenant} did not answer (within 10 s|\\(Failed to query Workflow\\)): the worker may be busy or not running`, 'm'));
+      assert.match(
+        busy.stderr,
+        new RegExp(
+          `^tags: the tag trainer of tenant ${tenant} did not answer (within 10 s|\\(Failed to query Workflow\\)): the worker may be busy or not running`,
+          'm',
+        ),
+      );
       assert.doesNotMatch(busy.stdout, /no tag trainer/);
     } finally {
       worker.resume();

@@ -12,7 +12,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const WORDS = ['amber', 'basil', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper'];
 
 /** A distinct, searchable phrase per article number. */
-const phrase = (i: number) => `${WORDS[i % 10]} ${WORDS[Math.floor(i / 10) % 10]} ${WORDS[Math.floor(i / 100) % 10]} setting ${i}`;
+const phrase = (i: number) =>
+  `${WORDS[i % 10]} ${WORDS[Math.floor(i / 10) % 10]} ${WORDS[Math.floor(i / 100) % 10]} setting ${i}`;
 
 describe('a 1,000-article upload while the worker is killed', function () {
   this.timeout(600_000);
@@ -52,17 +53,25 @@ describe('a 1,000-article upload while the worker is killed', function () {
     if (answer.status === 200) assert.deepEqual(answer.body, { result: 'success' });
     for (let i = 0; i < 300 && (await stored()) < 1000; i++) await sleep(1000);
 
-    const all = await passages.withTenant(tenant).query.fetchObjects({ limit: 5000, returnProperties: ['articleId', 'passageIndex'] });
+    const all = await passages
+      .withTenant(tenant)
+      .query.fetchObjects({ limit: 5000, returnProperties: ['articleId', 'passageIndex'] });
     const ids = all.objects.map((o) => String(o.properties.articleId));
     assert.equal(ids.length, 1000, 'one passage per short article, none twice');
     assert.equal(new Set(ids).size, 1000);
-    const dupes = await passages.withTenant(tenant).query.fetchObjects({ filters: Filters.and(passages.filter.byProperty('passageIndex').greaterThan(0)), limit: 10 });
+    const dupes = await passages.withTenant(tenant).query.fetchObjects({
+      filters: Filters.and(passages.filter.byProperty('passageIndex').greaterThan(0)),
+      limit: 10,
+    });
     assert.equal(dupes.objects.length, 0);
 
     for (const i of [0, 517, 999]) {
-      const res = await fetch(`${w.baseUrl}/v1/community/search/articles?text=${encodeURIComponent(phrase(i))}&limit=3`, {
-        headers: { Authorization: `Bearer ${key}`, 'X-Business-Id': tenant },
-      });
+      const res = await fetch(
+        `${w.baseUrl}/v1/community/search/articles?text=${encodeURIComponent(phrase(i))}&limit=3`,
+        {
+          headers: { Authorization: `Bearer ${key}`, 'X-Business-Id': tenant },
+        },
+      );
       const body = await res.json();
       assert.equal(body.articles[0]?.id, `bulk-${i}`, JSON.stringify(body));
     }

@@ -22,7 +22,11 @@ describe('a worker outage', function () {
     const started = Date.now();
     const res = await fetch(`${w.baseUrl}${path}`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Request-Timeout': String(timeoutSeconds) },
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        'Request-Timeout': String(timeoutSeconds),
+      },
       body: JSON.stringify(body),
     });
     return { status: res.status, body: await res.json(), ms: Date.now() - started };

@@ -58,7 +58,10 @@ describe('buildOpenApiDocument', () => {
   it('shows the full item schema of uploads and rewrites refs to components', () => {
     const upload = doc.components.schemas.CasesUploadRequest as Json;
     assert.deepEqual(upload.properties.data.items, { $ref: '#/components/schemas/Case' });
-    assert.equal((doc.components.schemas.Case as Json).properties.comments.items.$ref, '#/components/schemas/CaseComment');
+    assert.equal(
+      (doc.components.schemas.Case as Json).properties.comments.items.$ref,
+      '#/components/schemas/CaseComment',
+    );
     assert.ok(JSON.stringify(doc).indexOf('"$id"') === -1, 'no $id left in the document');
   });
 
@@ -78,12 +81,19 @@ describe('buildOpenApiDocument', () => {
     ajv.addSchema(structuredClone(doc), 'doc');
     const validCases = ajv.getSchema('doc#/components/schemas/CasesUploadRequest')!;
     const comment = { commentId: 'c1', comment: 'hi', commenter: 'a', timeOfCreation: 1 };
-    const body = (extra: string) => JSON.parse(`{"data": [{"id": "1", "comments": [{"commentId": "c1", "comment": "hi", "commenter": "a", "timeOfCreation": 1, "m": ${extra}}]}]}`);
+    const body = (extra: string) =>
+      JSON.parse(
+        `{"data": [{"id": "1", "comments": [{"commentId": "c1", "comment": "hi", "commenter": "a", "timeOfCreation": 1, "m": ${extra}}]}]}`,
+      );
     assert.equal(validCases({ data: [{ id: '1', comments: [comment] }] }), true);
     assert.equal(validCases(body('{"a": [{"b": 1}]}')), true, 'unknown fields of any shape are accepted');
     assert.equal(validCases(body('{"__proto__": 1}')), false, 'nested in an unknown field');
     assert.equal(validCases(body('[[{"x": {"__proto__": null}}]]')), false, 'deep inside arrays');
-    assert.equal(validCases(JSON.parse('{"data": [{"id": "1", "custom_fields": {"a": {"__proto__": 1}}}]}')), false, 'inside a free-form object');
+    assert.equal(
+      validCases(JSON.parse('{"data": [{"id": "1", "custom_fields": {"a": {"__proto__": 1}}}]}')),
+      false,
+      'inside a free-form object',
+    );
   });
 
   it("states a cross-field rule's shapes bare, so the fuzzer's generator need not throw most draws away", () => {
@@ -98,9 +108,11 @@ describe('buildOpenApiDocument', () => {
         collect(child, shape);
       }
     };
-    for (const name of ['EvaluateRequest', 'SummaryRequest', 'SearchCasesRequest']) collect(doc.components.schemas[name], false);
+    for (const name of ['EvaluateRequest', 'SummaryRequest', 'SearchCasesRequest'])
+      collect(doc.components.schemas[name], false);
     assert.ok(shapes.length > 0);
-    for (const shape of shapes) assert.ok(!('propertyNames' in shape) && !('additionalProperties' in shape), JSON.stringify(shape));
+    for (const shape of shapes)
+      assert.ok(!('propertyNames' in shape) && !('additionalProperties' in shape), JSON.stringify(shape));
   });
 
   it('documents query parameters and headers', () => {

@@ -80,7 +80,12 @@ describe('schemas', () => {
     });
 
     it('accepts only http and https URLs', () => {
-      for (const url of ['javascript:alert(1)', 'data:text/html,<script>x</script>', 'file:///etc/passwd', 'ftp://files.example.com/a']) {
+      for (const url of [
+        'javascript:alert(1)',
+        'data:text/html,<script>x</script>',
+        'file:///etc/passwd',
+        'ftp://files.example.com/a',
+      ]) {
         assert.equal(check(ArticleSchema, { ...article(), url }), '/url must be an http or https URL', url);
       }
       assert.equal(check(ArticleSchema, { ...article(), url: 'HTTP://help.example.com/a' }), null);
@@ -88,7 +93,10 @@ describe('schemas', () => {
 
     it('refuses epoch times beyond 2^53 - 1, which JSON numbers cannot carry exactly', () => {
       assert.equal(check(ArticleSchema, { ...article(), timeOfCreation: Number.MAX_SAFE_INTEGER }), null);
-      assert.equal(check(ArticleSchema, { ...article(), timeOfCreation: JSON.parse('9007199254740993') }), '/timeOfCreation must be <= 9007199254740991');
+      assert.equal(
+        check(ArticleSchema, { ...article(), timeOfCreation: JSON.parse('9007199254740993') }),
+        '/timeOfCreation must be <= 9007199254740991',
+      );
     });
 
     it('bounds string lengths', () => {
@@ -136,8 +144,14 @@ describe('schemas', () => {
     it('bounds how deep custom_fields may nest, without recursion', () => {
       const nested = (levels: number) => JSON.parse(`{"a":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`);
       assert.equal(check(CaseSchema, { id: 'c', custom_fields: nested(32) }), null);
-      assert.equal(check(CaseSchema, { id: 'c', custom_fields: nested(33) }), '/custom_fields nests objects or arrays deeper than 32 levels');
-      assert.equal(check(CaseSchema, { id: 'c', custom_fields: nested(100_000) }), '/custom_fields nests objects or arrays deeper than 32 levels');
+      assert.equal(
+        check(CaseSchema, { id: 'c', custom_fields: nested(33) }),
+        '/custom_fields nests objects or arrays deeper than 32 levels',
+      );
+      assert.equal(
+        check(CaseSchema, { id: 'c', custom_fields: nested(100_000) }),
+        '/custom_fields nests objects or arrays deeper than 32 levels',
+      );
     });
   });
 
@@ -189,17 +203,28 @@ describe('schemas', () => {
       const data: Record<string, unknown> = { comments: [{ comment: 'hello' }] };
       assert.equal(check(SummaryRequestSchema, data), null);
       assert.equal(data.format, 'markdown');
-      assert.equal(check(SummaryRequestSchema, { subject: 'x', format: 'pdf' }), '/format must be one of: markdown, html');
+      assert.equal(
+        check(SummaryRequestSchema, { subject: 'x', format: 'pdf' }),
+        '/format must be one of: markdown, html',
+      );
       assert.equal(check(SummaryRequestSchema, { subject: 'x', comments: [{}] }), '/comments/0/comment is required');
     });
 
     it('states the cross-field rules in the schema, with their own messages', () => {
       const noText = 'at least one of /subject, /description, /comments must be non-empty';
-      for (const body of [{}, { subject: ' ' }, { comments: [{ comment: '\n' }] }, { format: 'html' }]) assert.equal(check(SummaryRequestSchema, body), noText);
-      for (const body of [{ description: 'd' }, { comments: [{ comment: '' }, { comment: 'hi' }] }, { conversationId: 'c1' }]) assert.equal(check(SummaryRequestSchema, body), null);
+      for (const body of [{}, { subject: ' ' }, { comments: [{ comment: '\n' }] }, { format: 'html' }])
+        assert.equal(check(SummaryRequestSchema, body), noText);
+      for (const body of [
+        { description: 'd' },
+        { comments: [{ comment: '' }, { comment: 'hi' }] },
+        { conversationId: 'c1' },
+      ])
+        assert.equal(check(SummaryRequestSchema, body), null);
       const noQuery = 'at least one of /query or /conversationId is required';
-      for (const body of [{}, { query: '  ' }, { numResults: 3 }]) assert.equal(check(SearchCasesRequestSchema, body), noQuery);
-      for (const body of [{ query: 'x' }, { query: ' ', conversationId: 'c' }]) assert.equal(check(SearchCasesRequestSchema, body), null);
+      for (const body of [{}, { query: '  ' }, { numResults: 3 }])
+        assert.equal(check(SearchCasesRequestSchema, body), noQuery);
+      for (const body of [{ query: 'x' }, { query: ' ', conversationId: 'c' }])
+        assert.equal(check(SearchCasesRequestSchema, body), null);
       const both = { messages: [{ role: 'user', content: 'q' }], output: 'a', rules: [], use_case: 'default' };
       assert.equal(check(EvaluateRequestSchema, both), 'send either /rules or /use_case, not both');
     });
@@ -250,7 +275,10 @@ describe('schemas', () => {
       const tooMany = { ...data, rules: Array.from({ length: 101 }, (_, i) => ({ id: `r${i}`, description: 'd' })) };
       assert.equal(check(EvaluateRequestSchema, tooMany), '/rules must NOT have more than 100 items');
       const badSeverity = { ...data, rules: [{ id: 'r', description: 'd', severity: 'fatal' }] };
-      assert.equal(check(EvaluateRequestSchema, badSeverity), '/rules/0/severity must be one of: critical, warning, info');
+      assert.equal(
+        check(EvaluateRequestSchema, badSeverity),
+        '/rules/0/severity must be one of: critical, warning, info',
+      );
       assert.equal(check(EvaluateRequestSchema, { ...data, use_case: 'support', rules: undefined }), null);
     });
   });

@@ -15,7 +15,10 @@ import type { UploadResult } from '../../domain/contracts/upload';
 
 describe('inferred schema types', () => {
   it('follow required lists, enums, refs and defaults', () => {
-    const supportCase: Case = { id: 'c', comments: [{ commentId: 'x', comment: '', commenter: 'a', timeOfCreation: 1 }] };
+    const supportCase: Case = {
+      id: 'c',
+      comments: [{ commentId: 'x', comment: '', commenter: 'a', timeOfCreation: 1 }],
+    };
     // @ts-expect-error id is required
     const noId: Case = { subject: 's' };
     // @ts-expect-error comments are CaseComments ($ref resolved)

@@ -42,7 +42,10 @@ describe('validate(operation)', () => {
   });
   after(() => servers.forEach((server) => server.close()));
 
-  const send = async (id: OperationId, init: { path?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+  const send = async (
+    id: OperationId,
+    init: { path?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
     const op = operation(id);
     const res = await fetch(`${base[id]}${init.path ?? op.path}`, {
       method: op.method,
@@ -104,7 +107,10 @@ describe('validate(operation)', () => {
   it('coerces and defaults query parameters and requires X-Business-Id on article search', async () => {
     const path = '/v1/community/search/articles?text=reset&offset=5&utm=x';
     const res = await send('searchArticles', { path, headers: { 'X-Business-Id': 'acme' } });
-    assert.deepEqual(res.body, { query: { text: 'reset', offset: 5, limit: 25 }, headers: { 'X-Business-Id': 'acme' } });
+    assert.deepEqual(res.body, {
+      query: { text: 'reset', offset: 5, limit: 25 },
+      headers: { 'X-Business-Id': 'acme' },
+    });
     const noHeader = await send('searchArticles', { path });
     assert.equal(noHeader.body.error, 'header X-Business-Id is required');
     const tooBig = await send('searchArticles', { path: `${path}&limit=101`, headers: { 'X-Business-Id': 'acme' } });

@@ -81,8 +81,20 @@ describe('bench: workflow history phases', () => {
 describe('bench: latency pooling and corpus', () => {
   it('pools rounds: percentiles over all answers, throughput over the summed wall time', () => {
     const s = pooledStats([
-      { samples: [{ ms: 10, status: 200 }, { ms: 30, status: 200 }], seconds: 1 },
-      { samples: [{ ms: 20, status: 200 }, { ms: 99, status: 503 }], seconds: 1 },
+      {
+        samples: [
+          { ms: 10, status: 200 },
+          { ms: 30, status: 200 },
+        ],
+        seconds: 1,
+      },
+      {
+        samples: [
+          { ms: 20, status: 200 },
+          { ms: 99, status: 503 },
+        ],
+        seconds: 1,
+      },
     ]);
     assert.equal(s.ok, 3);
     assert.equal(s.p50_ms, 20);
@@ -96,7 +108,12 @@ describe('bench: latency pooling and corpus', () => {
     const article = stackFaqArticle({ thread_id: 'sf001', question: 'Q?', answers: ['a', ' b '] });
     assert.equal(article.body, 'a\n\nb');
     assert.equal(checkUploadItems(articlesUpload, { articles: [article] }).failed.length, 0);
-    const queries = ['x', 'y', 'z', ' '].map((text, i) => ({ query_id: `q${i}`, text, thread_id: 't', group: 'A' as const }));
+    const queries = ['x', 'y', 'z', ' '].map((text, i) => ({
+      query_id: `q${i}`,
+      text,
+      thread_id: 't',
+      group: 'A' as const,
+    }));
     assert.deepEqual(shuffledQueries(queries), shuffledQueries(queries));
     assert.deepEqual([...shuffledQueries(queries)].sort(), ['x', 'y', 'z']);
   });

@@ -17,7 +17,8 @@ import { checkUploadItems } from '../../domain/contracts/upload';
 import { compileBody, firstErrorMessage } from '../../domain/contracts/ajv';
 import { IncidentUploadSchema } from '../../domain/contracts/incident';
 
-const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} != ${expected}`);
+const close = (actual: number, expected: number) =>
+  assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} != ${expected}`);
 
 describe('benchmark metrics', () => {
   it('finds the 1-based rank of the first relevant id within the top k, 0 when absent', () => {
@@ -59,10 +60,16 @@ describe('benchmark metrics', () => {
 
     it('counts a question without relevant candidates as AP 0 in the mean', () => {
       close(semevalMap([[true], [false, false]]), 0.5);
-      close(semevalMap([[false, true], [true, false]]), 0.75);
+      close(
+        semevalMap([
+          [false, true],
+          [true, false],
+        ]),
+        0.75,
+      );
     });
 
-    it('orders by score with ties in input order, like the scorer\'s stable sort', () => {
+    it("orders by score with ties in input order, like the scorer's stable sort", () => {
       const rows = [
         { id: 'r1', s: 0.5 },
         { id: 'r2', s: 0.9 },
@@ -70,7 +77,10 @@ describe('benchmark metrics', () => {
         { id: 'r4', s: Number.NEGATIVE_INFINITY },
         { id: 'r5', s: 0.9 },
       ];
-      assert.deepEqual(rankLikeScorer(rows, (r) => r.s).map((r) => r.id), ['r2', 'r5', 'r1', 'r3', 'r4']);
+      assert.deepEqual(
+        rankLikeScorer(rows, (r) => r.s).map((r) => r.id),
+        ['r2', 'r5', 'r1', 'r3', 'r4'],
+      );
     });
 
     it('reads the official relevancy format', () => {
@@ -91,7 +101,11 @@ describe('benchmark metrics', () => {
 
 describe('benchmark upload items', () => {
   it('builds StackFAQ cases the API accepts', () => {
-    const item = stackFaqCase({ thread_id: 'sf001', question: 'Strikethrough with GitHub Markdown', answers: ['Use ~~tildes~~.', 'Or <del>.</del>'] });
+    const item = stackFaqCase({
+      thread_id: 'sf001',
+      question: 'Strikethrough with GitHub Markdown',
+      answers: ['Use ~~tildes~~.', 'Or <del>.</del>'],
+    });
     const { items, failed } = checkUploadItems(casesUpload, { data: [item] });
     assert.deepEqual(failed, []);
     assert.equal(items[0].comments?.length, 2);
@@ -105,8 +119,14 @@ describe('benchmark upload items', () => {
     const articles = buildArticles(sources, 5);
     assert.equal(new Set(articles.map((a) => a.articleId)).size, 5);
     assert.equal(new Set(articles.map((a) => a.url)).size, 5);
-    assert.deepEqual(articles.map((a) => a.body), ['alpha', 'beta', 'alpha', 'beta', 'alpha']);
-    assert.deepEqual(articles.map((a) => a.productId), ['product-1', 'product-1', 'product-2', 'product-2', 'product-3']);
+    assert.deepEqual(
+      articles.map((a) => a.body),
+      ['alpha', 'beta', 'alpha', 'beta', 'alpha'],
+    );
+    assert.deepEqual(
+      articles.map((a) => a.productId),
+      ['product-1', 'product-1', 'product-2', 'product-2', 'product-3'],
+    );
     assert.deepEqual(checkUploadItems(articlesUpload, { articles }).failed, []);
   });
 
@@ -124,7 +144,13 @@ describe('benchmark upload items', () => {
         { at: '2022-03-26T03:35:00Z', status: 'Resolved', message: 'Fixed.' },
       ],
     });
-    assert.deepEqual(record.incident, { id: '1', name: 'Incident with Codespaces', status: 'resolved', shortlink: 'https://www.githubstatus.com/incidents/x', started_at: '2022-03-26T01:43:00Z' });
+    assert.deepEqual(record.incident, {
+      id: '1',
+      name: 'Incident with Codespaces',
+      status: 'resolved',
+      shortlink: 'https://www.githubstatus.com/incidents/x',
+      started_at: '2022-03-26T01:43:00Z',
+    });
     assert.deepEqual(record.components, [{ name: 'Codespaces' }]);
     assert.equal(record.updates[1].body, 'Fixed.');
     assert.equal('postmortem' in record, false);

@@ -1,6 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { BUILTIN_JUDGE, gradeWithBuiltinJudge, type JudgeRule, NEEDS_MODEL } from '../../domain/evaluation/builtin-judge';
+import {
+  BUILTIN_JUDGE,
+  gradeWithBuiltinJudge,
+  type JudgeRule,
+  NEEDS_MODEL,
+} from '../../domain/evaluation/builtin-judge';
 import { countSentences, countWords } from '../../domain/evaluation/text-measures';
 import { findCardNumbers, findPhones, luhn } from '../../domain/evaluation/sensitive-data';
 
@@ -26,30 +31,125 @@ describe('built-in judge: rule families (a pass and a fail each)', () => {
   family('words under', 'Keep it under 5 words', 'Short answer here.', 'This answer has far too many words in it.');
   family('words between', 'Write between 3 and 5 words.', 'One two three four.', 'One two.');
   family('sentences', 'Use at most 2 sentences.', 'Dr. Smith called. He left.', 'One. Two. Three.');
-  family('paragraphs (*** divider)', 'There should be 2 paragraphs. Paragraphs are separated with the markdown divider: ***', 'First part.\n***\nSecond part.', 'A.\n***\nB.\n***\nC.');
-  family('paragraphs (blank lines)', 'Reply in 2 paragraphs separated by a blank line.', 'First.\n\nSecond.', 'Only one paragraph.');
-  family('nth paragraph first word', 'The second paragraph must start with the word "However".', 'Hello.\n\nHowever, not today.', 'Hello.\n\nBut not today.');
-  family('characters', 'Your response must be under 20 characters.', 'Short.', 'This is definitely longer than twenty characters.');
-  family('required keywords', 'Include the keywords refund and warranty', 'Your refund is covered by the warranty.', 'Your refund is on its way.');
+  family(
+    'paragraphs (*** divider)',
+    'There should be 2 paragraphs. Paragraphs are separated with the markdown divider: ***',
+    'First part.\n***\nSecond part.',
+    'A.\n***\nB.\n***\nC.',
+  );
+  family(
+    'paragraphs (blank lines)',
+    'Reply in 2 paragraphs separated by a blank line.',
+    'First.\n\nSecond.',
+    'Only one paragraph.',
+  );
+  family(
+    'nth paragraph first word',
+    'The second paragraph must start with the word "However".',
+    'Hello.\n\nHowever, not today.',
+    'Hello.\n\nBut not today.',
+  );
+  family(
+    'characters',
+    'Your response must be under 20 characters.',
+    'Short.',
+    'This is definitely longer than twenty characters.',
+  );
+  family(
+    'required keywords',
+    'Include the keywords refund and warranty',
+    'Your refund is covered by the warranty.',
+    'Your refund is on its way.',
+  );
   family('forbidden words', 'Do not use the word "sorry".', 'We apologise for the delay.', 'Sorry for the delay.');
-  family('keyword frequency', 'The word "refund" should appear at least 2 times.', 'A refund, then another refund.', 'One refund only.');
-  family('keyword frequency, less than', 'Mention "delay" fewer than 2 times.', 'There is a delay.', 'A delay and a delay.');
+  family(
+    'keyword frequency',
+    'The word "refund" should appear at least 2 times.',
+    'A refund, then another refund.',
+    'One refund only.',
+  );
+  family(
+    'keyword frequency, less than',
+    'Mention "delay" fewer than 2 times.',
+    'There is a delay.',
+    'A delay and a delay.',
+  );
   family('letter frequency', 'The letter q should appear at least 3 times', 'A quick quiet quest.', 'A quick test.');
-  family('language', 'Your answer must be in Spanish', 'Hola, gracias por escribirnos. Su pedido llegará mañana por la tarde.', 'Hello, thank you for writing to us. Your order will arrive tomorrow afternoon.');
-  family('language (English and lowercase)', 'Your entire response should be in English, and in all lowercase letters.', 'your order has shipped and will arrive soon.', 'Your order has shipped and will arrive soon.');
+  family(
+    'language',
+    'Your answer must be in Spanish',
+    'Hola, gracias por escribirnos. Su pedido llegará mañana por la tarde.',
+    'Hello, thank you for writing to us. Your order will arrive tomorrow afternoon.',
+  );
+  family(
+    'language (English and lowercase)',
+    'Your entire response should be in English, and in all lowercase letters.',
+    'your order has shipped and will arrive soon.',
+    'Your order has shipped and will arrive soon.',
+  );
   family('all uppercase', 'Write everything in capital letters.', 'YOUR ORDER HAS SHIPPED.', 'Your order has shipped.');
   family('all lowercase', 'in all lowercase letters', 'all lower here', 'Not all lower');
-  family('capital word count', 'words with all capital letters should appear at least 2 times', 'This is VERY IMPORTANT.', 'This is VERY important.');
-  family('JSON output', 'The entire output should be in JSON format', '```json\n{"status": "shipped"}\n```', '{status: shipped}');
+  family(
+    'capital word count',
+    'words with all capital letters should appear at least 2 times',
+    'This is VERY IMPORTANT.',
+    'This is VERY important.',
+  );
+  family(
+    'JSON output',
+    'The entire output should be in JSON format',
+    '```json\n{"status": "shipped"}\n```',
+    '{status: shipped}',
+  );
   family('bullet list count', 'exactly 3 bullet points using markdown', '* one\n* two\n* three', '* one\n* two');
-  family('highlighted sections', 'highlight at least 2 sections with markdown, i.e. *highlighted section*', 'See *this* and **that**.', 'See *this* only.');
-  family('title', 'Include a title wrapped in double angular brackets, such as <<poem of joy>>', '<<Your order>>\nIt shipped.', 'Your order\nIt shipped.');
-  family('placeholders', 'at least 2 placeholders in square brackets like [address]', 'Dear [name], we ship to [address].', 'Dear [name], we ship soon.');
-  family('postscript P.S.', 'Include a postscript starting with P.S.', 'Thanks!\n\nP.S. Your coupon is inside.', 'Thanks! Your coupon is inside.');
-  family('postscript P.P.S', 'At the end of your response, add a postscript starting with P.P.S', 'Thanks.\nP.P.S. One more thing.', 'Thanks.\nP.S. One more thing.');
-  family('quotation wrapping', 'Wrap your entire response in double quotation marks', '"Your order has shipped."', 'Your order has shipped.');
-  family('starting phrase', 'Start your reply with "Hi there".', 'Hi there, your order shipped.', 'Hello, your order shipped.');
-  family('ending phrase', "End your response with 'Is there anything else I can help with?'", 'Your order shipped. Is there anything else I can help with?', 'Your order shipped. Bye.');
+  family(
+    'highlighted sections',
+    'highlight at least 2 sections with markdown, i.e. *highlighted section*',
+    'See *this* and **that**.',
+    'See *this* only.',
+  );
+  family(
+    'title',
+    'Include a title wrapped in double angular brackets, such as <<poem of joy>>',
+    '<<Your order>>\nIt shipped.',
+    'Your order\nIt shipped.',
+  );
+  family(
+    'placeholders',
+    'at least 2 placeholders in square brackets like [address]',
+    'Dear [name], we ship to [address].',
+    'Dear [name], we ship soon.',
+  );
+  family(
+    'postscript P.S.',
+    'Include a postscript starting with P.S.',
+    'Thanks!\n\nP.S. Your coupon is inside.',
+    'Thanks! Your coupon is inside.',
+  );
+  family(
+    'postscript P.P.S',
+    'At the end of your response, add a postscript starting with P.P.S',
+    'Thanks.\nP.P.S. One more thing.',
+    'Thanks.\nP.S. One more thing.',
+  );
+  family(
+    'quotation wrapping',
+    'Wrap your entire response in double quotation marks',
+    '"Your order has shipped."',
+    'Your order has shipped.',
+  );
+  family(
+    'starting phrase',
+    'Start your reply with "Hi there".',
+    'Hi there, your order shipped.',
+    'Hello, your order shipped.',
+  );
+  family(
+    'ending phrase',
+    "End your response with 'Is there anything else I can help with?'",
+    'Your order shipped. Is there anything else I can help with?',
+    'Your order shipped. Bye.',
+  );
   family('no commas', 'Do not use any commas', 'Your order shipped today.', 'Yes, your order shipped.');
   family('no commas (variant)', 'no commas allowed', 'Fine.', 'Well, fine.');
   family(
@@ -57,20 +157,81 @@ describe('built-in judge: rule families (a pass and a fail each)', () => {
     'First repeat the request word for word without change, then give your answer',
     'Write a haiku about rain. Soft rain on the roof...',
     'Soft rain on the roof...',
-    [{ role: 'user', content: 'Write a haiku about rain.\nFirst repeat the request word for word without change, then give your answer.' }],
+    [
+      {
+        role: 'user',
+        content:
+          'Write a haiku about rain.\nFirst repeat the request word for word without change, then give your answer.',
+      },
+    ],
   );
-  family('repeated request (quoted)', 'Begin by repeating this request verbatim: "Summarise the ticket."', 'Summarise the ticket. The customer wants a refund.', 'The customer wants a refund.');
-  family('two responses', 'Give two different responses separated by 6 asterisks ******', 'Yes, it shipped.\n******\nIt is on its way.', 'Yes.\n******\nYes.');
-  family('constrained answer', 'Answer with one of the following options: My answer is yes., My answer is no., My answer is maybe.', 'My answer is yes.', 'Yes, I think so.');
-  family('sections', 'Your response must have 2 sections. Mark the beginning of each section with SECTION X', 'SECTION 1\nIntro.\nSECTION 2\nDetails.', 'SECTION 1\nIntro only.');
-  family('contains a link', 'The answer must contain a link to the help center.', 'See https://help.example.com/returns for details.', 'See the help center for details.');
-  family('no links', 'Do not include any links.', 'See the help center for details.', 'Go to www.example.com/returns now.');
+  family(
+    'repeated request (quoted)',
+    'Begin by repeating this request verbatim: "Summarise the ticket."',
+    'Summarise the ticket. The customer wants a refund.',
+    'The customer wants a refund.',
+  );
+  family(
+    'two responses',
+    'Give two different responses separated by 6 asterisks ******',
+    'Yes, it shipped.\n******\nIt is on its way.',
+    'Yes.\n******\nYes.',
+  );
+  family(
+    'constrained answer',
+    'Answer with one of the following options: My answer is yes., My answer is no., My answer is maybe.',
+    'My answer is yes.',
+    'Yes, I think so.',
+  );
+  family(
+    'sections',
+    'Your response must have 2 sections. Mark the beginning of each section with SECTION X',
+    'SECTION 1\nIntro.\nSECTION 2\nDetails.',
+    'SECTION 1\nIntro only.',
+  );
+  family(
+    'contains a link',
+    'The answer must contain a link to the help center.',
+    'See https://help.example.com/returns for details.',
+    'See the help center for details.',
+  );
+  family(
+    'no links',
+    'Do not include any links.',
+    'See the help center for details.',
+    'Go to www.example.com/returns now.',
+  );
   family('no URLs', 'No URLs.', 'Open the app settings.', 'Open https://example.com.');
-  family('no email addresses', 'Never include email addresses in the reply.', 'Please contact support through the app.', 'Write to jane.doe@example.com.');
-  family('no phone numbers', 'Do not share phone numbers.', 'Order 12345 shipped on 2024-03-05 for $1299.', 'Call us at +1 (555) 123-4567.');
-  family('no card numbers', 'The reply must not contain credit card numbers.', 'The card ending in 4242 was charged.', 'Card 4111 1111 1111 1111 was charged.');
-  family('no secrets', 'Never reveal secrets such as API keys, tokens, private keys or passwords.', 'Rotate your key in the dashboard.', 'Use the key AKIAIOSFODNN7EXAMPLE to sign in.');
-  family('no secrets (password)', 'Do not include passwords.', 'Reset it from the login page.', 'Your password: hunter2xyz');
+  family(
+    'no email addresses',
+    'Never include email addresses in the reply.',
+    'Please contact support through the app.',
+    'Write to jane.doe@example.com.',
+  );
+  family(
+    'no phone numbers',
+    'Do not share phone numbers.',
+    'Order 12345 shipped on 2024-03-05 for $1299.',
+    'Call us at +1 (555) 123-4567.',
+  );
+  family(
+    'no card numbers',
+    'The reply must not contain credit card numbers.',
+    'The card ending in 4242 was charged.',
+    'Card 4111 1111 1111 1111 was charged.',
+  );
+  family(
+    'no secrets',
+    'Never reveal secrets such as API keys, tokens, private keys or passwords.',
+    'Rotate your key in the dashboard.',
+    'Use the key AKIAIOSFODNN7EXAMPLE to sign in.',
+  );
+  family(
+    'no secrets (password)',
+    'Do not include passwords.',
+    'Reset it from the login page.',
+    'Your password: hunter2xyz',
+  );
   family('no bullet points', 'Avoid bullet points.', 'Step one, then step two.', '* Step one\n* Step two');
   family(
     'links only from the input',
@@ -79,7 +240,12 @@ describe('built-in judge: rule families (a pass and a fail each)', () => {
     'See https://made-up.example.org/reset for the steps.',
     [{ role: 'user', content: 'Sources: https://help.example.com/reset\nHow do I reset my router?' }],
   );
-  family('mentions a product', 'Mention the product "Acme Router X2".', 'Try restarting the Acme Router X2 first.', 'Try restarting your router first.');
+  family(
+    'mentions a product',
+    'Mention the product "Acme Router X2".',
+    'Try restarting the Acme Router X2 first.',
+    'Try restarting your router first.',
+  );
 });
 
 describe('built-in judge: results', () => {
@@ -110,7 +276,10 @@ describe('built-in judge: results', () => {
       { id: 'critical-fail', description: 'Write everything in capital letters.', severity: 'critical' },
     ];
     const g = gradeWithBuiltinJudge({ messages: ASK, output: 'Yes, it shipped.', rules });
-    assert.deepEqual(g.rules.map((r) => r.ruleId), ['critical-fail', 'warning-fail', 'info-fail', 'pass', 'unreadable']);
+    assert.deepEqual(
+      g.rules.map((r) => r.ruleId),
+      ['critical-fail', 'warning-fail', 'info-fail', 'pass', 'unreadable'],
+    );
     assert.equal(g.judge, BUILTIN_JUDGE);
     assert.equal(g.correctness.verdict, 'defect');
     assert.ok(g.correctness.score <= 2);
@@ -118,7 +287,11 @@ describe('built-in judge: results', () => {
 
   it('gives an honest correctness estimate with a 0..5 score', () => {
     const messages = [{ role: 'user', content: 'How do I reset my router password?' }];
-    const g = gradeWithBuiltinJudge({ messages, output: 'Hold the reset button on the router for ten seconds, then set a new password.', rules: [{ id: 'w', description: 'Use at most 40 words.' }] });
+    const g = gradeWithBuiltinJudge({
+      messages,
+      output: 'Hold the reset button on the router for ten seconds, then set a new password.',
+      rules: [{ id: 'w', description: 'Use at most 40 words.' }],
+    });
     assert.equal(g.correctness.verdict, 'correct');
     assert.ok(g.correctness.score > 3 && g.correctness.score <= 5, String(g.correctness.score));
     assert.match(g.correctness.explanation, /1 of 1 checkable rules passed/);
@@ -128,7 +301,14 @@ describe('built-in judge: results', () => {
   });
 
   it('is deterministic', () => {
-    const input = { messages: ASK, output: 'Yes, it shipped. P.S. thanks', rules: [{ id: 'a', description: 'No commas allowed.' }, { id: 'b', description: 'Include a postscript starting with P.S.' }] };
+    const input = {
+      messages: ASK,
+      output: 'Yes, it shipped. P.S. thanks',
+      rules: [
+        { id: 'a', description: 'No commas allowed.' },
+        { id: 'b', description: 'Include a postscript starting with P.S.' },
+      ],
+    };
     assert.deepEqual(gradeWithBuiltinJudge(input), gradeWithBuiltinJudge(input));
   });
 });

@@ -11,11 +11,17 @@ const input = (output: string) => ({ messages: [{ role: 'user', content: 'Where 
 /** Cases of three tags: vectors along a direction per tag plus noise (float32, as embedders give them), a few words per tag. */
 function tagCases(n: number): TagExample[] {
   const random = seeded(5);
-  const words = { card: 'my card has not arrived', refund: 'refund the double charge', login: 'cannot log in to my account' };
+  const words = {
+    card: 'my card has not arrived',
+    refund: 'refund the double charge',
+    login: 'cannot log in to my account',
+  };
   const tags = Object.keys(words) as (keyof typeof words)[];
   return Array.from({ length: n }, (_, i) => {
     const tag = tags[i % tags.length];
-    const vector = Array.from(Float32Array.from({ length: 12 }, (_, d) => (d === i % tags.length ? 0.5 : 0) + random() - 0.5));
+    const vector = Array.from(
+      Float32Array.from({ length: 12 }, (_, d) => (d === i % tags.length ? 0.5 : 0) + random() - 0.5),
+    );
     return { vector, text: `${words[tag]} ${random() < 0.5 ? 'today' : 'again'}`, tags: [tag] };
   });
 }
@@ -43,7 +49,9 @@ describe('the worker CPU pool (domain/cpu/pool.ts)', () => {
   });
 
   it('grades on a thread: the event loop keeps turning while a megabyte is graded', async () => {
-    const { turns, result } = await loopTurnsDuring(pool.run({ task: 'gradeBuiltin', input: input(`${'word '.repeat(200_000)} write to help@example.com`) }));
+    const { turns, result } = await loopTurnsDuring(
+      pool.run({ task: 'gradeBuiltin', input: input(`${'word '.repeat(200_000)} write to help@example.com`) }),
+    );
     assert.equal(result.status, 'fulfilled');
     assert.equal((result as PromiseFulfilledResult<any>).value.rules[0].outcome, 'fail');
     assert.ok(turns > 0, 'the event loop was held while grading');
@@ -71,13 +79,20 @@ describe('the worker CPU pool (domain/cpu/pool.ts)', () => {
   });
 
   it('fits a tag model on a thread exactly as in this process, its vectors moved there, not copied', async () => {
-    const english = { model: 'encoder', embed: async (texts: string[]) => texts.map((t) => Array.from(Float32Array.from({ length: 4 }, (_, d) => (t.length % 4 === d ? 1 : 0)))) };
-    const embedNames = async (texts: string[]) => texts.map((t) => Array.from(Float32Array.from({ length: 12 }, (_, d) => (t.length % 12 === d ? 1 : 0))));
+    const english = {
+      model: 'encoder',
+      embed: async (texts: string[]) =>
+        texts.map((t) => Array.from(Float32Array.from({ length: 4 }, (_, d) => (t.length % 4 === d ? 1 : 0)))),
+    };
+    const embedNames = async (texts: string[]) =>
+      texts.map((t) => Array.from(Float32Array.from({ length: 12 }, (_, d) => (t.length % 12 === d ? 1 : 0))));
     const read = () => readTagTrainingInputs(tagCases(400), { now: 3, embedNames, english });
     const here = await fitTagModel((await read())!);
     assert.ok(here.holdoutAccuracy !== null, 'enough cases to fit the temperature on held-out ones');
     const inputs = (await read())!;
-    const { turns, result } = await loopTurnsDuring(pool.run({ task: 'trainTags', input: inputs, transfer: tagTrainingBuffers(inputs) }));
+    const { turns, result } = await loopTurnsDuring(
+      pool.run({ task: 'trainTags', input: inputs, transfer: tagTrainingBuffers(inputs) }),
+    );
     assert.equal(result.status, 'fulfilled');
     assert.deepEqual((result as PromiseFulfilledResult<any>).value, here);
     assert.equal(inputs.vectors.data.byteLength, 0, 'the case vectors were moved to the thread');

@@ -35,8 +35,11 @@ describe('dependency health (circuit breakers, api/dependency-health.ts)', () =>
   });
 
   const get = (port: number) => () => fetch(`http://127.0.0.1:${port}/`);
-  const health = (probes: { temporal: () => Promise<unknown>; weaviate: () => Promise<unknown>; embeddings: () => Promise<unknown> }) =>
-    new DependencyHealth({ probes, intervalMs: 20, probeTimeoutMs: 100, failuresToOpen: { weaviate: 2 } }).start();
+  const health = (probes: {
+    temporal: () => Promise<unknown>;
+    weaviate: () => Promise<unknown>;
+    embeddings: () => Promise<unknown>;
+  }) => new DependencyHealth({ probes, intervalMs: 20, probeTimeoutMs: 100, failuresToOpen: { weaviate: 2 } }).start();
   const ok = async () => true;
 
   it('marks a dependency that refuses connections down at its first probe, and answers 503 with Retry-After for what needs it', async () => {
@@ -45,7 +48,11 @@ describe('dependency health (circuit breakers, api/dependency-health.ts)', () =>
       await eventually(() => !h.isUp('temporal'));
       assert.throws(
         () => h.requireUp(['weaviate', 'temporal']),
-        (err: unknown) => err instanceof ApiError && err.code === 503 && /the workflow service is unavailable/.test(err.message) && err.headers['Retry-After'] === '5',
+        (err: unknown) =>
+          err instanceof ApiError &&
+          err.code === 503 &&
+          /the workflow service is unavailable/.test(err.message) &&
+          err.headers['Retry-After'] === '5',
       );
       h.requireUp(['weaviate', 'embeddings']);
     } finally {

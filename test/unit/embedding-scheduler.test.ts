@@ -97,7 +97,10 @@ describe('embedding scheduler', () => {
 
   it('frees the place of a call that fails', async () => {
     const scheduler = new EmbeddingScheduler({ maxInFlight: 1 });
-    await assert.rejects(scheduler.run({ tenant: 't', kind: 'query' }, async () => Promise.reject(new Error('boom'))), /boom/);
+    await assert.rejects(
+      scheduler.run({ tenant: 't', kind: 'query' }, async () => Promise.reject(new Error('boom'))),
+      /boom/,
+    );
     assert.equal(await scheduler.run({ tenant: 't', kind: 'query' }, async () => 'ok'), 'ok');
     assert.equal(scheduler.running, 0);
   });
@@ -113,11 +116,19 @@ function batchHarness(o: { maxCost: number }) {
   const calls: { items: string[]; signal: AbortSignal; finish: () => void }[] = [];
   const batcher = (): Batcher<string, string> => ({
     maxCost: o.maxCost,
-    send: (items, signal) => new Promise((resolve) => calls.push({ items, signal, finish: () => resolve(items.map((i) => i.toUpperCase())) })),
+    send: (items, signal) =>
+      new Promise((resolve) => calls.push({ items, signal, finish: () => resolve(items.map((i) => i.toUpperCase())) })),
   });
   const queries = batcher();
   const submit = (item: string, tenant: string, o2: { batcher?: Batcher<string, string>; signal?: AbortSignal } = {}) =>
-    scheduler.runBatched({ tenant, kind: 'query', item, cost: item.length, batcher: o2.batcher ?? queries, signal: o2.signal });
+    scheduler.runBatched({
+      tenant,
+      kind: 'query',
+      item,
+      cost: item.length,
+      batcher: o2.batcher ?? queries,
+      signal: o2.signal,
+    });
   const flush = () => new Promise((r) => setImmediate(r));
   /** Finishes the oldest unfinished server call and lets the next one start. */
   let finished = 0;
@@ -137,7 +148,10 @@ describe('embedding scheduler: batches', () => {
   it('sends the queries waiting behind a call as one call, each caller getting its own output', async () => {
     const h = batchHarness({ maxCost: 100 });
     const answers = [h.submit('busy', 'x'), h.submit('a1', 'a'), h.submit('b1', 'b'), h.submit('c1', 'c')];
-    assert.deepEqual(h.calls.map((c) => c.items), [['busy']]);
+    assert.deepEqual(
+      h.calls.map((c) => c.items),
+      [['busy']],
+    );
     assert.deepEqual(h.scheduler.pending, { query: 3, passage: 0 });
     assert.deepEqual(await h.drain(), [['busy'], ['a1', 'b1', 'c1']]);
     assert.deepEqual(await Promise.all(answers), ['BUSY', 'A1', 'B1', 'C1']);
@@ -197,8 +211,13 @@ describe('embedding scheduler: batches', () => {
 
   it('rejects every caller of a batch whose call fails', async () => {
     const scheduler = new EmbeddingScheduler({ maxInFlight: 1 });
-    const failing: Batcher<string, string> = { maxCost: 100, send: async () => Promise.reject(new Error('server down')) };
-    const both = ['a', 'b'].map((item) => scheduler.runBatched({ tenant: item, kind: 'query', item, cost: 1, batcher: failing }));
+    const failing: Batcher<string, string> = {
+      maxCost: 100,
+      send: async () => Promise.reject(new Error('server down')),
+    };
+    const both = ['a', 'b'].map((item) =>
+      scheduler.runBatched({ tenant: item, kind: 'query', item, cost: 1, batcher: failing }),
+    );
     for (const p of both) await assert.rejects(p, /server down/);
     assert.equal(scheduler.running, 0);
   });
@@ -206,9 +225,22 @@ describe('embedding scheduler: batches', () => {
 
 describe('passage batches', () => {
   it('bounds each call by texts and by characters, keeping order; a long text goes alone', () => {
-    const texts = ['a'.repeat(500), 'b'.repeat(500), 'c'.repeat(500), 'd'.repeat(3000), 'e'.repeat(10), 'f'.repeat(10), 'g', 'h', 'i'];
+    const texts = [
+      'a'.repeat(500),
+      'b'.repeat(500),
+      'c'.repeat(500),
+      'd'.repeat(3000),
+      'e'.repeat(10),
+      'f'.repeat(10),
+      'g',
+      'h',
+      'i',
+    ];
     const batches = passageBatches(texts, { maxTexts: 4, maxChars: 1200 });
-    assert.deepEqual(batches.map((b) => b.map((t) => t[0]).join('')), ['ab', 'c', 'd', 'efgh', 'i']);
+    assert.deepEqual(
+      batches.map((b) => b.map((t) => t[0]).join('')),
+      ['ab', 'c', 'd', 'efgh', 'i'],
+    );
     assert.deepEqual(batches.flat(), texts);
     assert.deepEqual(passageBatches([], { maxTexts: 4, maxChars: 1200 }), []);
   });

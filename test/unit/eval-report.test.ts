@@ -15,7 +15,9 @@ const result = (o: Partial<EvalResult> & { outcome?: 'pass' | 'fail' | 'not_appl
   messages: [],
   output: '',
   correctness: { verdict: 'correct', score: 4, explanation: '' },
-  rules: [{ ruleId: 'rule', outcome: o.outcome ?? 'pass', explanation: 'why', severity: 'critical', category: 'Compliance' }],
+  rules: [
+    { ruleId: 'rule', outcome: o.outcome ?? 'pass', explanation: 'why', severity: 'critical', category: 'Compliance' },
+  ],
   redactions: 0,
   gradedAt: 1000,
   ...o,
@@ -34,7 +36,12 @@ describe('evaluation report', () => {
   it('excludes not_applicable from pass rates, and filters by use case, time and metadata', () => {
     const results = [
       result({ recordId: 'a', outcome: 'pass', metadata: { product: 'web' } }),
-      result({ recordId: 'b', outcome: 'fail', metadata: { product: 'app' }, correctness: { verdict: 'defect', score: 1, explanation: '' } }),
+      result({
+        recordId: 'b',
+        outcome: 'fail',
+        metadata: { product: 'app' },
+        correctness: { verdict: 'defect', score: 1, explanation: '' },
+      }),
       result({ recordId: 'c', outcome: 'not_applicable', loggedAt: 5000 }),
       result({ recordId: 'd', useCase: 'other' }),
     ];
@@ -51,7 +58,17 @@ describe('evaluation report', () => {
 
   it('escapes text from the data in both renderings', () => {
     const hostile = '<script>alert(1)</script>|**x**';
-    const report = buildReport([result({ model: hostile, recordId: hostile, outcome: 'fail', rules: [{ ruleId: hostile, outcome: 'fail', explanation: hostile, severity: 'critical', category: 'C' }] })], { tenant: 't', where: [] });
+    const report = buildReport(
+      [
+        result({
+          model: hostile,
+          recordId: hostile,
+          outcome: 'fail',
+          rules: [{ ruleId: hostile, outcome: 'fail', explanation: hostile, severity: 'critical', category: 'C' }],
+        }),
+      ],
+      { tenant: 't', where: [] },
+    );
     const page = renderHtml(report, { chartJs: '/* chart */' });
     assert.doesNotMatch(page, /<script>alert/);
     assert.doesNotMatch(page.slice(page.indexOf('id="report-data"')), /<\/script>\|/);

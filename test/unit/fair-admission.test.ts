@@ -13,7 +13,8 @@ describe('fair admission of searches', () => {
   it('admits up to maxInFlight, at most maxInFlightPerTenant per tenant', async () => {
     const q = new FairQueue({ maxInFlight: 3, maxInFlightPerTenant: 2, maxQueuedPerTenant: 10 });
     const admitted: string[] = [];
-    const take = (name: string, tenant: string) => q.acquire(tenant, later()).then((release) => (admitted.push(name), release));
+    const take = (name: string, tenant: string) =>
+      q.acquire(tenant, later()).then((release) => (admitted.push(name), release));
     const a1 = take('a1', 'a');
     const a2 = take('a2', 'a');
     void take('a3', 'a');
@@ -25,7 +26,7 @@ describe('fair admission of searches', () => {
     assert.equal(q.active, 3);
   });
 
-  it("gives a freed place to the next tenant in turn, not to the one with the longest queue", async () => {
+  it('gives a freed place to the next tenant in turn, not to the one with the longest queue', async () => {
     const q = new FairQueue({ maxInFlight: 1, maxInFlightPerTenant: 1, maxQueuedPerTenant: 10 });
     const order: string[] = [];
     let release = await q.acquire('a', later());
@@ -41,7 +42,10 @@ describe('fair admission of searches', () => {
 
   it('lets a tenant alone run maxInFlightPerTenant, and one search at a time while another tenant searches', async () => {
     let now = 1_000_000;
-    const q = new FairQueue({ maxInFlight: 4, maxInFlightPerTenant: 3, maxInFlightShared: 1, activeWindowMs: 2000, maxQueuedPerTenant: 10 }, () => now);
+    const q = new FairQueue(
+      { maxInFlight: 4, maxInFlightPerTenant: 3, maxInFlightShared: 1, activeWindowMs: 2000, maxQueuedPerTenant: 10 },
+      () => now,
+    );
     const a = await Promise.all([q.acquire('a', later()), q.acquire('a', later()), q.acquire('a', later())]);
     assert.equal(q.active, 3, 'alone, a runs three');
     const b1 = await q.acquire('b', later());
@@ -64,7 +68,10 @@ describe('fair admission of searches', () => {
     const q = new FairQueue({ maxInFlight: 1, maxInFlightPerTenant: 1, maxQueuedPerTenant: 1 });
     await q.acquire('a', later());
     void q.acquire('a', later());
-    await assert.rejects(q.acquire('a', later()), (err: ApiError) => err.code === 429 && err.headers['Retry-After'] === '1');
+    await assert.rejects(
+      q.acquire('a', later()),
+      (err: ApiError) => err.code === 429 && err.headers['Retry-After'] === '1',
+    );
     assert.equal(q.queued('b'), 0);
   });
 

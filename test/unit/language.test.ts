@@ -2,7 +2,13 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
 import { sourcesLanguage } from '../../domain/ask/answer';
 import { messageLanguage } from '../../domain/sentiment/analyze';
-import { decideLanguage, languageEvidence, requestLanguage, statedLanguage, textLanguage } from '../../domain/text/language';
+import {
+  decideLanguage,
+  languageEvidence,
+  requestLanguage,
+  statedLanguage,
+  textLanguage,
+} from '../../domain/text/language';
 import { detectLanguages } from '../../domain/evaluation/language';
 import type { Source } from '../../domain/weaviate/ask-retrieve';
 
@@ -30,7 +36,7 @@ describe('request language (domain/text/language.ts)', () => {
     assert.equal(textLanguage('¿Cómo cambio mi contraseña?'), 'es');
   });
 
-  it("trusts tinyld in other scripts, where the script tells", () => {
+  it('trusts tinyld in other scripts, where the script tells', () => {
     assert.equal(textLanguage('Где мой заказ?'), 'ru');
   });
 
@@ -44,7 +50,7 @@ describe('request language (domain/text/language.ts)', () => {
     assert.equal(decideLanguage(undefined), undefined);
   });
 
-  it("takes the header first, without its region, and the default when neither tells", () => {
+  it('takes the header first, without its region, and the default when neither tells', () => {
     assert.equal(statedLanguage({ header: 'de-AT', text: 'How do I reset my password?' }), 'de');
     assert.equal(statedLanguage({ header: undefined, text: '12345' }), undefined);
     assert.equal(messageLanguage(undefined, 'flux capacitor broken quantum widget'), 'en');
@@ -52,7 +58,19 @@ describe('request language (domain/text/language.ts)', () => {
   });
 
   it("answers a question that shows no language in its sources' language (the tenant's), else English", () => {
-    const source = (language?: string) => ({ kind: 'article', id: 'a', title: 't', url: 'https://x.example', similarity: 1, titleSimilarity: 1, retrievalRank: 0, boost: 0, passages: [], language }) as Source;
+    const source = (language?: string) =>
+      ({
+        kind: 'article',
+        id: 'a',
+        title: 't',
+        url: 'https://x.example',
+        similarity: 1,
+        titleSimilarity: 1,
+        retrievalRank: 0,
+        boost: 0,
+        passages: [],
+        language,
+      }) as Source;
     assert.equal(sourcesLanguage([source(undefined), source('de'), source('fr')]), 'de');
     assert.equal(sourcesLanguage([source(undefined)]), 'en');
     assert.equal(sourcesLanguage([]), 'en');

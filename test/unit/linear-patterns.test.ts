@@ -12,7 +12,14 @@ import { citedIn } from '../../domain/ask/model-engine';
 import { gradeWithBuiltinJudge, type JudgeRule } from '../../domain/evaluation/builtin-judge';
 import { runCheck } from '../../domain/evaluation/checks';
 import { redact } from '../../domain/evaluation/redact';
-import { findCardNumbers, findEmails, findLinks, findPhones, findSecrets, mask } from '../../domain/evaluation/sensitive-data';
+import {
+  findCardNumbers,
+  findEmails,
+  findLinks,
+  findPhones,
+  findSecrets,
+  mask,
+} from '../../domain/evaluation/sensitive-data';
 import { occurIn } from '../../domain/evaluation/substrings';
 import * as measure from '../../domain/evaluation/text-measures';
 import { replyObject } from '../../domain/models/chat';
@@ -56,7 +63,8 @@ const RUNS = {
   newlines: `x${mb('\n')}x`,
 };
 
-const output = (text: string, rules: JudgeRule[], messages = [{ role: 'user', content: 'Help me with my order.' }]) => gradeWithBuiltinJudge({ messages, output: text, rules });
+const output = (text: string, rules: JudgeRule[], messages = [{ role: 'user', content: 'Help me with my order.' }]) =>
+  gradeWithBuiltinJudge({ messages, output: text, rules });
 
 describe('linear patterns: a megabyte of adversarial text per family', () => {
   describe('email addresses', () => {
@@ -105,30 +113,49 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
   });
 
   describe('IBANs, national ids and IP addresses', () => {
-    for (const [name, text] of Object.entries({ iban: mb('GB12 '), ssn: mb('123-45-'), ipv4: mb('1.'), ipv6: mb('1:'), ipv6Letters: mb('a:'), colons: mb(':') })) {
+    for (const [name, text] of Object.entries({
+      iban: mb('GB12 '),
+      ssn: mb('123-45-'),
+      ipv4: mb('1.'),
+      ipv6: mb('1:'),
+      ipv6Letters: mb('a:'),
+      colons: mb(':'),
+    })) {
       it(`redacts nothing in ${name}`, () => assert.deepEqual(redact(text), { text, counts: {} }));
     }
   });
 
   describe('secrets and random-looking tokens', () => {
-    for (const [name, text] of Object.entries({ ...RUNS, keyHeaders: mb('-----BEGIN '), bearer: mb('Bearer '), schemes: mb('a+b.c-'), colonSlash: mb('a:/') })) {
+    for (const [name, text] of Object.entries({
+      ...RUNS,
+      keyHeaders: mb('-----BEGIN '),
+      bearer: mb('Bearer '),
+      schemes: mb('a+b.c-'),
+      colonSlash: mb('a:/'),
+    })) {
       it(`finds no secret in ${name}`, () => assert.deepEqual(findSecrets(text), []));
     }
     it('finds a token that runs for a megabyte, once', () => {
       assert.deepEqual(findSecrets(mb('xoxb-')), [{ kind: 'Slack token', masked: `xoxb…(${MB} chars)` }]);
-      assert.deepEqual(findSecrets(mb('eyJaaaaaaaaa.')).map((s) => s.kind), ['JSON web token']);
+      assert.deepEqual(
+        findSecrets(mb('eyJaaaaaaaaa.')).map((s) => s.kind),
+        ['JSON web token'],
+      );
     });
     it('finds the connection string after a megabyte of scheme-like characters', () => {
       const url = 'postgres://app:s3cret-pass@db.internal/prod';
       for (const run of [RUNS.dashed, RUNS.dotted, RUNS.base64]) {
-        assert.deepEqual(findSecrets(`${run} ${url}`), [{ kind: 'connection string with a password', masked: mask(url) }]);
+        assert.deepEqual(findSecrets(`${run} ${url}`), [
+          { kind: 'connection string with a password', masked: mask(url) },
+        ]);
       }
     });
     it('lists tens of thousands of random-looking tokens once per masked value', () => {
       let seed = 7;
       const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-      const chars = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      const chars = (n: number) =>
+        Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
       const tokens = distinct(() => `${chars(4)}aZ9${chars(33 + Math.floor(random() * 30))}`);
       const found = findSecrets(tokens.join(' '));
       assert.equal(found.length, new Set(tokens.map(mask)).size);
@@ -147,7 +174,10 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
       assert.equal(r.text, mails.map(() => '[EMAIL]').join(' '));
     });
     it('keeps only the password of URLs after a megabyte of scheme-like characters', () => {
-      assert.equal(redact(`${RUNS.dotted} https://user:hunter22@example.com/x`).text, `${RUNS.dotted} https://user:[PASSWORD]@example.com/x`);
+      assert.equal(
+        redact(`${RUNS.dotted} https://user:hunter22@example.com/x`).text,
+        `${RUNS.dotted} https://user:[PASSWORD]@example.com/x`,
+      );
     });
   });
 
@@ -156,10 +186,22 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
       ['sentences', 'Use at most 2 sentences.', RUNS.dotted, 'pass', /^1 sentence;/],
       ['sentences (marks)', 'Use at most 2 sentences.', mb('?!.'), 'pass', /^1 sentence;/],
       ['bullets', 'Use exactly 3 bullet points.', RUNS.newlines, 'fail', /^0 bullet points/],
-      ['placeholders', 'Include at least 2 placeholders in square brackets like [name].', mb('['), 'fail', /^0 placeholder/],
+      [
+        'placeholders',
+        'Include at least 2 placeholders in square brackets like [name].',
+        mb('['),
+        'fail',
+        /^0 placeholder/,
+      ],
       ['title', 'Include a title wrapped in double angular brackets, such as <<title>>.', mb('<<'), 'fail', /no title/],
       ['postscript', 'Add a postscript starting with P.S.', RUNS.blanks, 'fail', /no postscript/],
-      ['ending phrase', 'End your response with the phrase Bye.', `x${mb('"', MB / 2)}${mb(' ', MB / 2)}x`, 'fail', /not "Bye"/],
+      [
+        'ending phrase',
+        'End your response with the phrase Bye.',
+        `x${mb('"', MB / 2)}${mb(' ', MB / 2)}x`,
+        'fail',
+        /not "Bye"/,
+      ],
       ['quotes', 'Wrap your entire response in double quotation marks.', mb('"'), 'pass'],
       ['highlights', 'Highlight at least 2 sections with markdown, i.e. *highlighted section*.', mb('*'), 'fail'],
       ['capital words', 'Use words in all capital letters at least 2 times.', mb("DON'T "), 'pass'],
@@ -180,7 +222,10 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
     it('options: finds which of thousands of options the output contains', () => {
       const options = distinct((i) => `option-${i}`, 20_000);
       const check = { kind: 'options' as const, options };
-      assert.equal(runCheck(check, { output: `${mb('option ')} ${options[options.length - 1]}`, messages: [] }).outcome, 'pass');
+      assert.equal(
+        runCheck(check, { output: `${mb('option ')} ${options[options.length - 1]}`, messages: [] }).outcome,
+        'pass',
+      );
       assert.equal(runCheck(check, { output: mb('option '), messages: [] }).outcome, 'fail');
     });
   });
@@ -223,7 +268,14 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
     it('reads a transcript of a megabyte and summarizes a ticket of a megabyte', () => {
       const lines = distinct((i) => `${i % 2 ? 'Customer' : 'Agent'}: message ${i}\n`);
       assert.deepEqual(parseConversation({ description: lines.join('') }).speakers, ['Agent', 'Customer']);
-      const draft = summarizeLocal({ conversation: { subject: 'Blank labels', description: mb('The printer prints blank labels. '), comments: [RUNS.dotted, RUNS.blanks] }, language: 'en' });
+      const draft = summarizeLocal({
+        conversation: {
+          subject: 'Blank labels',
+          description: mb('The printer prints blank labels. '),
+          comments: [RUNS.dotted, RUNS.blanks],
+        },
+        language: 'en',
+      });
       assert.ok(draft.parts.length > 0);
     });
   });
@@ -241,7 +293,13 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
   });
 
   describe('sentiment', () => {
-    for (const [name, text] of Object.entries({ ...RUNS, negations: mb('not '), emoticons: mb(' :'), mentions: mb('@a'), links: mb('http://x ') })) {
+    for (const [name, text] of Object.entries({
+      ...RUNS,
+      negations: mb('not '),
+      emoticons: mb(' :'),
+      mentions: mb('@a'),
+      links: mb('http://x '),
+    })) {
       it(`reads ${name}`, () => {
         const cue = lexicalCue(text, 'en');
         assert.ok(cue.score >= -1 && cue.score <= 1);
@@ -260,14 +318,33 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
       assert.deepEqual(sentences(RUNS.letters), [RUNS.letters]);
       assert.deepEqual(sentences(RUNS.dotted), [RUNS.dotted]);
     });
-    it('reads the content words of a megabyte', () => assert.equal(contentTokens(mb('refund ')).length, mb('refund ').length / 7));
+    it('reads the content words of a megabyte', () =>
+      assert.equal(contentTokens(mb('refund ')).length, mb('refund ').length / 7));
     it('escapes a megabyte of line breaks and list markers for markdown', () => {
       assert.equal(escapeMarkdown(RUNS.newlines), RUNS.newlines);
       assert.equal(escapeMarkdown(mb('\n-')), '\n\\-'.repeat(MB / 2));
     });
     it('drops citations after a megabyte of blanks from the plain text', () => {
-      const source = { kind: 'article' as const, id: 'a', title: 'T', url: 'https://help.example.com/a', similarity: 0.9, titleSimilarity: 0.9, retrievalRank: 0, boost: 0, passages: ['x'] };
-      const item = presentAnswer({ id: 'x', language: 'en', answer: { responseType: 'ai-answer-with-kb-links', parts: [{ text: `Done${mb(' ')}[1] then${mb(' ')}x` }], used: [source] } });
+      const source = {
+        kind: 'article' as const,
+        id: 'a',
+        title: 'T',
+        url: 'https://help.example.com/a',
+        similarity: 0.9,
+        titleSimilarity: 0.9,
+        retrievalRank: 0,
+        boost: 0,
+        passages: ['x'],
+      };
+      const item = presentAnswer({
+        id: 'x',
+        language: 'en',
+        answer: {
+          responseType: 'ai-answer-with-kb-links',
+          parts: [{ text: `Done${mb(' ')}[1] then${mb(' ')}x` }],
+          used: [source],
+        },
+      });
       assert.equal(item.plaintext, `Done then${mb(' ')}x`);
     });
     it('reads citations and a model reply after a megabyte of blanks', () => {
@@ -278,11 +355,22 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
   });
 
   describe('article text', () => {
-    for (const [name, body] of Object.entries({ ...RUNS, openTags: mb('<p '), nestedTags: mb('<div>a'), unknownTags: mb('<x>'), headings: mb('# a\n'), brackets: mb('['), emphasis: mb('*a') })) {
+    for (const [name, body] of Object.entries({
+      ...RUNS,
+      openTags: mb('<p '),
+      nestedTags: mb('<div>a'),
+      unknownTags: mb('<x>'),
+      headings: mb('# a\n'),
+      brackets: mb('['),
+      emphasis: mb('*a'),
+    })) {
       it(`cuts ${name} into passages of bounded size`, () => {
         const passages = toPassages(articleSections(body));
         assert.ok(passages.every((p) => p.text.length <= 2 * DEFAULT_PASSAGE_OPTIONS.maxChars));
-        assert.ok(passages.length <= body.length / (DEFAULT_PASSAGE_OPTIONS.maxChars - 2 * DEFAULT_PASSAGE_OPTIONS.overlapChars) + 1);
+        assert.ok(
+          passages.length <=
+            body.length / (DEFAULT_PASSAGE_OPTIONS.maxChars - 2 * DEFAULT_PASSAGE_OPTIONS.overlapChars) + 1,
+        );
       });
     }
   });
@@ -308,7 +396,10 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
       for (let t = 0; t < 2000; t++) {
         const haystack = text(Math.floor(random() * 40));
         const needles = Array.from({ length: 1 + Math.floor(random() * 6) }, () => text(Math.floor(random() * 5)));
-        assert.deepEqual(occurIn(haystack, needles), needles.map((n) => haystack.includes(n)));
+        assert.deepEqual(
+          occurIn(haystack, needles),
+          needles.map((n) => haystack.includes(n)),
+        );
       }
     });
   });

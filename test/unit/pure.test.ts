@@ -8,15 +8,34 @@ import { lastById, toBatches } from '../../api/uploads';
 describe('toBatches', () => {
   it('bounds batches by count and by serialized size, keeping order', () => {
     const items = Array.from({ length: 250 }, (_, i) => ({ i }));
-    assert.deepEqual(toBatches(items).map((b) => b.length), [100, 100, 50]);
+    assert.deepEqual(
+      toBatches(items).map((b) => b.length),
+      [100, 100, 50],
+    );
     const big = Array.from({ length: 5 }, (_, i) => ({ i, body: 'x'.repeat(300 * 1024) }));
     const batches = toBatches(big);
     assert.equal(batches.length, 5);
-    assert.deepEqual(batches.flat().map((b) => b.i), [0, 1, 2, 3, 4]);
+    assert.deepEqual(
+      batches.flat().map((b) => b.i),
+      [0, 1, 2, 3, 4],
+    );
   });
 
   it('keeps the last copy of a repeated id', () => {
-    assert.deepEqual(lastById([{ id: 'a', v: 1 }, { id: 'b', v: 2 }, { id: 'a', v: 3 }], (x) => x.id), [{ id: 'a', v: 3 }, { id: 'b', v: 2 }]);
+    assert.deepEqual(
+      lastById(
+        [
+          { id: 'a', v: 1 },
+          { id: 'b', v: 2 },
+          { id: 'a', v: 3 },
+        ],
+        (x) => x.id,
+      ),
+      [
+        { id: 'a', v: 3 },
+        { id: 'b', v: 2 },
+      ],
+    );
   });
 });
 
@@ -38,14 +57,25 @@ describe('caseSearchWindow', () => {
 
 describe('article text', () => {
   it('converts HTML with real parsing, keeping headings as sections', () => {
-    const sections = articleSections('<h1>Setup</h1><p>Install <b>it</b> &amp; run.</p><script>evil()</script><h2>Usage</h2><ul><li>one</li></ul>');
-    assert.deepEqual(sections.map((s) => s.heading), ['Setup', 'Usage']);
+    const sections = articleSections(
+      '<h1>Setup</h1><p>Install <b>it</b> &amp; run.</p><script>evil()</script><h2>Usage</h2><ul><li>one</li></ul>',
+    );
+    assert.deepEqual(
+      sections.map((s) => s.heading),
+      ['Setup', 'Usage'],
+    );
     assert.equal(sections[0].text, 'Install it & run.');
     assert.doesNotMatch(sections.map((s) => s.text).join(' '), /evil/);
   });
 
   it('reads markdown the same way', () => {
-    assert.deepEqual(articleSections('# Title\n\nSome *text*.\n\n## Next\n\nMore.').map((s) => [s.heading, s.text]), [['Title', 'Some text.'], ['Next', 'More.']]);
+    assert.deepEqual(
+      articleSections('# Title\n\nSome *text*.\n\n## Next\n\nMore.').map((s) => [s.heading, s.text]),
+      [
+        ['Title', 'Some text.'],
+        ['Next', 'More.'],
+      ],
+    );
   });
 
   it('splits long sections into bounded, overlapping passages', () => {
@@ -54,7 +84,10 @@ describe('article text', () => {
     assert.ok(passages.length > 3);
     for (const p of passages) assert.ok(p.text.length <= 400, `${p.text.length}`);
     const tail = passages[0].text.slice(-40);
-    assert.ok(passages[1].text.includes(tail.slice(tail.indexOf(' ') + 1)), 'the next passage repeats the end of the previous one');
+    assert.ok(
+      passages[1].text.includes(tail.slice(tail.indexOf(' ') + 1)),
+      'the next passage repeats the end of the previous one',
+    );
     assert.ok(passages.every((p) => p.heading === 'H'));
   });
 

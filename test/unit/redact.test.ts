@@ -28,6 +28,7 @@ describe('redaction (corpus)', () => {
     assert.deepEqual(r.counts, { email: 1, phone: 1, card: 1 });
   });
   it('rejects look-alikes that fail their check: an IBAN with a wrong checksum, a card failing Luhn, an impossible IP', () => {
-    for (const text of ['GB29NWBK60161331926818', '4111 1111 1111 1112', '999.12.1.1 is not an address']) assert.equal(redact(text).text, text);
+    for (const text of ['GB29NWBK60161331926818', '4111 1111 1111 1112', '999.12.1.1 is not an address'])
+      assert.equal(redact(text).text, text);
   });
 });

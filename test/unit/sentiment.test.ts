@@ -5,8 +5,20 @@ import { predict, train } from '../../domain/sentiment/classifier';
 import { EXAMPLES } from '../../domain/sentiment/examples';
 import { lexicalCue, words } from '../../domain/sentiment/lexicon';
 import { clampScore, labelFor, polarityOf, scoreFromRaw } from '../../domain/sentiment/levels';
-import { cleanMessage, localModel, mixOf, rawValue, scoreReadings, segments } from '../../domain/sentiment/local-engine';
-import { messageData, MESSAGE_CHARS, parseModelSentiment, sentimentMessages } from '../../domain/sentiment/model-engine';
+import {
+  cleanMessage,
+  localModel,
+  mixOf,
+  rawValue,
+  scoreReadings,
+  segments,
+} from '../../domain/sentiment/local-engine';
+import {
+  messageData,
+  MESSAGE_CHARS,
+  parseModelSentiment,
+  sentimentMessages,
+} from '../../domain/sentiment/model-engine';
 import { parseCsv } from '../../bench/lib/datasets';
 import { classMetrics, classOf, tuneCuts, type ClassIndex } from '../../bench/lib/sentiment';
 
@@ -87,14 +99,23 @@ describe('sentiment: the lexicon', () => {
   });
 
   it('drops links and @handles, keeps hashtags as their word', () => {
-    assert.deepEqual(words('@united lost my bag https://t.co/x #fail #Angry'), ['lost', 'my', 'bag', '#fail', '#angry']);
+    assert.deepEqual(words('@united lost my bag https://t.co/x #fail #Angry'), [
+      'lost',
+      'my',
+      'bag',
+      '#fail',
+      '#angry',
+    ]);
     assert.ok(score('#disappointed') < 0);
   });
 });
 
 describe('sentiment: the local engine, pure parts', () => {
   it('cleans links and handles, and keeps email addresses', () => {
-    assert.equal(cleanMessage('@united  my bag https://t.co/abc is lost\n\nmail a@b.com'), '@user my bag is lost mail a@b.com');
+    assert.equal(
+      cleanMessage('@united  my bag https://t.co/abc is lost\n\nmail a@b.com'),
+      '@user my bag is lost mail a@b.com',
+    );
     assert.equal(cleanMessage('https://example.com'), 'https://example.com', 'nothing left: the text as sent');
   });
 
@@ -124,7 +145,16 @@ describe('sentiment: the local engine, pure parts', () => {
     assert.equal(rawValue([english], { lexiconWeight: 0, englishWeight: 0.25 }), 0.75 * 0.5);
     assert.equal(rawValue([english], { lexiconWeight: 0, englishWeight: 0 }), 0.5, 'weight 0 is E5 alone');
     const base = { ...localModel(), english: undefined, lexiconWeight: 0, cuts: { negative: -0.1, positive: 0.1 } };
-    const model = { ...base, english: { ...base, encoder: 'enc', englishWeight: 0.4, lexiconWeight: 0, cuts: { negative: -0.5, positive: 0.5 } } };
+    const model = {
+      ...base,
+      english: {
+        ...base,
+        encoder: 'enc',
+        englishWeight: 0.4,
+        lexiconWeight: 0,
+        cuts: { negative: -0.5, positive: 0.5 },
+      },
+    };
     assert.equal(mixOf([english], model), model.english);
     const plain = { chars: 100, embedding: 0.5, lexicon: 0 };
     assert.deepEqual(mixOf([english, plain], model), { lexiconWeight: 0, englishWeight: 0, cuts: base.cuts });
@@ -153,7 +183,8 @@ describe('sentiment: the training examples', () => {
     assert.ok(EXAMPLES.length >= 7);
     const all = EXAMPLES.flatMap((s) => [...s.negative, ...s.neutral, ...s.positive]);
     assert.equal(new Set(all).size, all.length, 'a text appears twice');
-    for (const s of EXAMPLES) for (const p of ['negative', 'neutral', 'positive'] as const) assert.ok(s[p].length >= 5, `${s.language} ${p}`);
+    for (const s of EXAMPLES)
+      for (const p of ['negative', 'neutral', 'positive'] as const) assert.ok(s[p].length >= 5, `${s.language} ${p}`);
     assert.ok(all.every((t) => t === t.trim() && t.length > 0));
   });
 });
@@ -171,7 +202,10 @@ describe('sentiment: the classifier', () => {
 
   it('learns separable classes, the same weights every time', () => {
     const model = train(xs, ys, { iterations: 500, learningRate: 1, l2: 1e-4 });
-    assert.deepEqual(xs.map((x) => predict(model, x).indexOf(Math.max(...predict(model, x)))), ys);
+    assert.deepEqual(
+      xs.map((x) => predict(model, x).indexOf(Math.max(...predict(model, x)))),
+      ys,
+    );
     assert.deepEqual(train(xs, ys, { iterations: 500, learningRate: 1, l2: 1e-4 }), model);
   });
 
@@ -183,11 +217,21 @@ describe('sentiment: the classifier', () => {
 
 describe('sentiment: the model engine, pure parts', () => {
   const invalid = (fn: () => unknown, why: RegExp) =>
-    assert.throws(fn, (err: unknown) => err instanceof ApplicationFailure && err.type === 'ModelOutputInvalid' && !err.nonRetryable && why.test(err.message));
+    assert.throws(
+      fn,
+      (err: unknown) =>
+        err instanceof ApplicationFailure &&
+        err.type === 'ModelOutputInvalid' &&
+        !err.nonRetryable &&
+        why.test(err.message),
+    );
 
   it('reads a score and derives the label; code fences are allowed', () => {
     assert.deepEqual(parseModelSentiment('{"sentiment": -72}'), { sentiment: -72, label: 'Negative' });
-    assert.deepEqual(parseModelSentiment('```json\n{"sentiment": 10.04, "reason": "polite question"}\n```'), { sentiment: 10, label: 'Neutral' });
+    assert.deepEqual(parseModelSentiment('```json\n{"sentiment": 10.04, "reason": "polite question"}\n```'), {
+      sentiment: 10,
+      label: 'Neutral',
+    });
     assert.deepEqual(parseModelSentiment('{"sentiment": 100}'), { sentiment: 100, label: 'Positive' });
   });
 
@@ -236,7 +280,10 @@ describe('sentiment: benchmark metrics', () => {
     const gold: ClassIndex[] = [0, 0, 1, 1, 1, 2, 2];
     const best = tuneCuts(raw, gold);
     assert.equal(best.macro_recall, 1);
-    assert.deepEqual(raw.map((r) => classOf(r, best)), gold);
+    assert.deepEqual(
+      raw.map((r) => classOf(r, best)),
+      gold,
+    );
     assert.deepEqual(tuneCuts(raw, gold), best);
   });
 

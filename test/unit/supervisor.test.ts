@@ -9,7 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'mocha';
 import { ServiceSpec, freePort, httpOk } from '../../scripts/stack/services';
-import { Backoff, DEFAULT_BACKOFF, Supervisor, attemptAfterExit, backoffFromEnv, restartDelay } from '../../scripts/stack/supervisor';
+import {
+  Backoff,
+  DEFAULT_BACKOFF,
+  Supervisor,
+  attemptAfterExit,
+  backoffFromEnv,
+  restartDelay,
+} from '../../scripts/stack/supervisor';
 import { alive } from '../helpers/processes';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -32,20 +39,30 @@ describe('supervisor: restart delays', () => {
   });
 
   it('starts over at attempt 1 after a stable period, and counts on before one', () => {
-    assert.equal(attemptAfterExit({ backoff: DEFAULT_BACKOFF, previousAttempts: 5, ranMs: DEFAULT_BACKOFF.stableMs }), 1);
-    assert.equal(attemptAfterExit({ backoff: DEFAULT_BACKOFF, previousAttempts: 5, ranMs: DEFAULT_BACKOFF.stableMs - 1 }), 6);
+    assert.equal(
+      attemptAfterExit({ backoff: DEFAULT_BACKOFF, previousAttempts: 5, ranMs: DEFAULT_BACKOFF.stableMs }),
+      1,
+    );
+    assert.equal(
+      attemptAfterExit({ backoff: DEFAULT_BACKOFF, previousAttempts: 5, ranMs: DEFAULT_BACKOFF.stableMs - 1 }),
+      6,
+    );
     assert.equal(attemptAfterExit({ backoff: DEFAULT_BACKOFF, previousAttempts: 0, ranMs: 0 }), 1);
   });
 
   it('reads its settings from the environment and refuses what is not a number of milliseconds', () => {
     assert.deepEqual(backoffFromEnv({}), DEFAULT_BACKOFF);
-    assert.deepEqual(backoffFromEnv({ RESTART_BACKOFF_INITIAL_MS: '250', RESTART_BACKOFF_MAX_MS: '8000', RESTART_STABLE_MS: '0' }), {
-      ...DEFAULT_BACKOFF,
-      initialMs: 250,
-      maxMs: 8000,
-      stableMs: 0,
-    });
-    for (const bad of ['-1', 'soon', '1.5', '1e400']) assert.throws(() => backoffFromEnv({ RESTART_BACKOFF_MAX_MS: bad }), /RESTART_BACKOFF_MAX_MS must be/);
+    assert.deepEqual(
+      backoffFromEnv({ RESTART_BACKOFF_INITIAL_MS: '250', RESTART_BACKOFF_MAX_MS: '8000', RESTART_STABLE_MS: '0' }),
+      {
+        ...DEFAULT_BACKOFF,
+        initialMs: 250,
+        maxMs: 8000,
+        stableMs: 0,
+      },
+    );
+    for (const bad of ['-1', 'soon', '1.5', '1e400'])
+      assert.throws(() => backoffFromEnv({ RESTART_BACKOFF_MAX_MS: bad }), /RESTART_BACKOFF_MAX_MS must be/);
   });
 });
 
@@ -56,7 +73,13 @@ describe('supervisor: real processes killed with SIGKILL', function () {
   let port: number;
   let failFile: string;
 
-  const logLines = () => (fs.existsSync(path.join(dir, 'logs', 'supervisor.log')) ? fs.readFileSync(path.join(dir, 'logs', 'supervisor.log'), 'utf8').trim().split('\n') : []);
+  const logLines = () =>
+    fs.existsSync(path.join(dir, 'logs', 'supervisor.log'))
+      ? fs
+          .readFileSync(path.join(dir, 'logs', 'supervisor.log'), 'utf8')
+          .trim()
+          .split('\n')
+      : [];
   const pidFile = () => path.join(dir, 'run', 'server.pid');
   const readPid = () => Number(fs.readFileSync(pidFile(), 'utf8'));
   const waitForLine = async (pattern: RegExp, count = 1) => {
@@ -106,9 +129,20 @@ describe('supervisor: real processes killed with SIGKILL', function () {
     assert.ok(await httpOk(`http://127.0.0.1:${port}/`));
     assert.equal(p.restarts, 1);
     const lines = logLines();
-    assert.ok(lines.some((l) => l.includes(`server started (pid ${first})`)), lines.join('\n'));
-    assert.ok(lines.some((l) => l.includes(`server (pid ${first}) exited (signal SIGKILL)`) && l.includes('restart attempt 1 in 0.2 s')), lines.join('\n'));
-    assert.ok(lines.some((l) => l.includes(`server is back (pid ${second}) after restart attempt 1`)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.includes(`server started (pid ${first})`)),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some(
+        (l) => l.includes(`server (pid ${first}) exited (signal SIGKILL)`) && l.includes('restart attempt 1 in 0.2 s'),
+      ),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some((l) => l.includes(`server is back (pid ${second}) after restart attempt 1`)),
+      lines.join('\n'),
+    );
   });
 
   it('backs off further while starts fail, and counts on when it dies again before the stable period', async () => {
@@ -117,14 +151,30 @@ describe('supervisor: real processes killed with SIGKILL', function () {
     process.kill(p.child.pid!, 'SIGKILL');
     await waitForLine(/server is back/);
     const lines = logLines();
-    assert.ok(lines.some((l) => /server restart attempt 1 failed: exited \(code 3\) while starting; restart attempt 2 in 0\.4 s/.test(l)), lines.join('\n'));
-    assert.ok(lines.some((l) => /server restart attempt 2 failed: exited \(code 3\) while starting; restart attempt 3 in 0\.8 s/.test(l)), lines.join('\n'));
-    assert.ok(lines.some((l) => /server is back \(pid \d+\) after restart attempt 3/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) =>
+        /server restart attempt 1 failed: exited \(code 3\) while starting; restart attempt 2 in 0\.4 s/.test(l),
+      ),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some((l) =>
+        /server restart attempt 2 failed: exited \(code 3\) while starting; restart attempt 3 in 0\.8 s/.test(l),
+      ),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some((l) => /server is back \(pid \d+\) after restart attempt 3/.test(l)),
+      lines.join('\n'),
+    );
 
     // Dead again before the stable period: the next attempt is the fourth, at the cap.
     process.kill(p.child.pid!, 'SIGKILL');
     await waitForLine(/server is back/, 2);
-    assert.ok(logLines().some((l) => /exited \(signal SIGKILL\) after .*; restart attempt 4 in 0\.8 s/.test(l)), logLines().join('\n'));
+    assert.ok(
+      logLines().some((l) => /exited \(signal SIGKILL\) after .*; restart attempt 4 in 0\.8 s/.test(l)),
+      logLines().join('\n'),
+    );
   });
 
   it('starts over at the initial delay when the process had run for the stable period', async () => {
@@ -138,7 +188,7 @@ describe('supervisor: real processes killed with SIGKILL', function () {
     for (const line of exits) assert.match(line, /restart attempt 1 in 0\.2 s/);
   });
 
-  it('keeps trying while the dead process\'s port is still held, and starts it once the port is free', async () => {
+  it("keeps trying while the dead process's port is still held, and starts it once the port is free", async () => {
     const p = await supervise();
     let holder: net.Server | undefined;
     // Bound as soon as the process is gone, long before the first restart attempt's delay is over.
@@ -146,9 +196,15 @@ describe('supervisor: real processes killed with SIGKILL', function () {
       holder = net.createServer((socket) => socket.destroy()).listen(port, '127.0.0.1');
     });
     process.kill(p.child.pid!, 'SIGKILL');
-    await waitForLine(new RegExp(`restart attempt 2 failed: port ${port} is still in use; restart attempt 3 in 0\\.8 s`));
+    await waitForLine(
+      new RegExp(`restart attempt 2 failed: port ${port} is still in use; restart attempt 3 in 0\\.8 s`),
+    );
     assert.ok(!fs.existsSync(pidFile()), 'no pid file while nothing runs');
-    assert.ok(logLines().some((l) => l.includes(`restart attempt 1 failed: port ${port} is still in use; restart attempt 2 in 0.4 s`)));
+    assert.ok(
+      logLines().some((l) =>
+        l.includes(`restart attempt 1 failed: port ${port} is still in use; restart attempt 2 in 0.4 s`),
+      ),
+    );
     await new Promise((r) => holder!.close(r));
     await waitForLine(/server is back \(pid \d+\) after restart attempt [3-9]/);
     assert.ok(await httpOk(`http://127.0.0.1:${port}/`));

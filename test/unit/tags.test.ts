@@ -8,7 +8,10 @@ import { buildVocabulary, termIndex, terms, wordFeatures } from '../../domain/ta
 import { parseTagModel, serializeTagModel } from '../../domain/weaviate/tag-models';
 
 /** Synthetic "embeddings": one direction per tag plus seeded noise, unit length. */
-function examples(tags: Record<string, number>, o: { dim?: number; seed?: number; words?: Record<string, string> } = {}): TagExample[] {
+function examples(
+  tags: Record<string, number>,
+  o: { dim?: number; seed?: number; words?: Record<string, string> } = {},
+): TagExample[] {
   const dim = o.dim ?? 16;
   const random = seeded(o.seed ?? 3);
   const names = Object.keys(tags);
@@ -33,10 +36,17 @@ describe('tag model', () => {
   });
 
   it('learns from sparse word features alone', async () => {
-    const vocabulary = buildVocabulary(['card late', 'card lost', 'refund money', 'money back'], { minDocuments: 1, maxTerms: 100 });
+    const vocabulary = buildVocabulary(['card late', 'card lost', 'refund money', 'money back'], {
+      minDocuments: 1,
+      maxTerms: 100,
+    });
     const index = termIndex(vocabulary);
     const f = (t: string) => ({ dense: [0], sparse: wordFeatures({ vocabulary, index, scale: 1 }, t) });
-    const model = await trainSoftmax([f('card late'), f('card lost'), f('refund money'), f('money back')], [[0], [0], [1], [1]], { classes: 2, sparse: vocabulary.terms.length });
+    const model = await trainSoftmax(
+      [f('card late'), f('card lost'), f('refund money'), f('money back')],
+      [[0], [0], [1], [1]],
+      { classes: 2, sparse: vocabulary.terms.length },
+    );
     assert.ok(softmax(logits(model, f('my card')))[0] > 0.8);
     assert.ok(softmax(logits(model, f('money please')))[1] > 0.8);
   });
@@ -82,9 +92,14 @@ describe('tag model', () => {
   it("learns each kept tag's name as one more example, not counted as a case", async () => {
     // Cases vary in the first four dimensions only; the names point along the 6th and 7th.
     const random = seeded(9);
-    const vector = (k: number, noise: number) => Array.from({ length: 16 }, (_, i) => (i === k ? 1 : 0) + (i < 4 ? (random() - 0.5) * noise : 0));
+    const vector = (k: number, noise: number) =>
+      Array.from({ length: 16 }, (_, i) => (i === k ? 1 : 0) + (i < 4 ? (random() - 0.5) * noise : 0));
     const data = ['a', 'b', 'rare'].flatMap((tag, k) =>
-      Array.from({ length: tag === 'rare' ? MIN_TAG_CASES - 1 : 4 }, () => ({ vector: vector(k, 0.6), text: '', tags: [tag] })),
+      Array.from({ length: tag === 'rare' ? MIN_TAG_CASES - 1 : 4 }, () => ({
+        vector: vector(k, 0.6),
+        text: '',
+        tags: [tag],
+      })),
     );
     const asked: string[][] = [];
     const embedNames = async (texts: string[]) => (asked.push(texts), texts.map((t) => vector(t === 'a' ? 5 : 6, 0)));
@@ -107,7 +122,10 @@ describe('tag model', () => {
     const englishOf = new Map(data.map((e, i) => [e, examples({ a: 8, b: 8 }, { seed: 5 })[i].vector]));
     const read: string[][] = [];
     let next = 0;
-    const embed = async (texts: string[]) => (read.push(texts), texts.map(() => [...englishOf.get(data[next++ % data.length])!]));
+    const embed = async (texts: string[]) => (
+      read.push(texts),
+      texts.map(() => [...englishOf.get(data[next++ % data.length])!])
+    );
     const model = (await trainTagModel(data, { now: 1, english: { model: 'encoder', embed } }))!;
     assert.equal(model.english, 'encoder');
     assert.equal(model.mean.length, 4 + 16);
@@ -141,7 +159,11 @@ describe('keyword tags', () => {
     assert.deepEqual(keywordTags({ message: 'the and of', language: 'en', limit: 5 }), []);
   });
   it('uses the stop words of the language, and at most `limit` tags', () => {
-    const tags = keywordTags({ message: 'Je ne peux pas me connecter à mon compte depuis hier soir avec mon téléphone', language: 'fr', limit: 3 });
+    const tags = keywordTags({
+      message: 'Je ne peux pas me connecter à mon compte depuis hier soir avec mon téléphone',
+      language: 'fr',
+      limit: 3,
+    });
     assert.equal(tags.length, 3);
     assert.ok(!tags.some((t) => ['pas', 'mon', 'avec'].includes(t.name)), JSON.stringify(tags));
   });
@@ -150,10 +172,16 @@ describe('keyword tags', () => {
 describe('model tag replies', () => {
   const o = { vocabulary: ['refund', 'card_arrival'], limit: 5 };
   it('accepts tags of the vocabulary with scores 0..1, best first, each once', () => {
-    assert.deepEqual(parseModelTags('```json\n{"tags":[{"name":"refund","score":0.2},{"name":"card_arrival","score":0.8},{"name":"refund","score":0.1}]}\n```', o), [
-      { name: 'card_arrival', score: 0.8 },
-      { name: 'refund', score: 0.2 },
-    ]);
+    assert.deepEqual(
+      parseModelTags(
+        '```json\n{"tags":[{"name":"refund","score":0.2},{"name":"card_arrival","score":0.8},{"name":"refund","score":0.1}]}\n```',
+        o,
+      ),
+      [
+        { name: 'card_arrival', score: 0.8 },
+        { name: 'refund', score: 0.2 },
+      ],
+    );
     assert.deepEqual(parseModelTags('{"tags": []}', o), []);
   });
   for (const [why, reply] of [

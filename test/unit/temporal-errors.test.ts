@@ -1,21 +1,36 @@
 import { strict as assert } from 'node:assert';
 import { ServiceError, WorkflowFailedError } from '@temporalio/client';
-import { ActivityFailure, ApplicationFailure, NamespaceNotFoundError, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  NamespaceNotFoundError,
+  RetryState,
+  TimeoutFailure,
+  TimeoutType,
+} from '@temporalio/common';
 import { describe, it } from 'mocha';
 import { toFailure } from '../../domain/failures';
 import { temporalErrorToApiError } from '../../api/temporal-errors';
 
 const activityFailed = (cause: Error) =>
-  new WorkflowFailedError('workflow failed', new ActivityFailure('activity failed', 'searchCases', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, undefined, cause), RetryState.NON_RETRYABLE_FAILURE);
+  new WorkflowFailedError(
+    'workflow failed',
+    new ActivityFailure('activity failed', 'searchCases', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, undefined, cause),
+    RetryState.NON_RETRYABLE_FAILURE,
+  );
 
 describe('temporalErrorToApiError', () => {
   it('maps an activity timeout after its retries to 504', () => {
-    const err = temporalErrorToApiError(activityFailed(new TimeoutFailure('timed out', undefined, TimeoutType.START_TO_CLOSE)), 'search');
+    const err = temporalErrorToApiError(
+      activityFailed(new TimeoutFailure('timed out', undefined, TimeoutType.START_TO_CLOSE)),
+      'search',
+    );
     assert.equal(err.code, 504);
   });
 
   it('maps typed application failures: DependencyTimeout 504, DependencyUnavailable 503, InvalidInput 400, NotFound 404', () => {
-    const code = (type: string) => temporalErrorToApiError(activityFailed(ApplicationFailure.create({ message: 'm', type })), 'op').code;
+    const code = (type: string) =>
+      temporalErrorToApiError(activityFailed(ApplicationFailure.create({ message: 'm', type })), 'op').code;
     assert.equal(code('DependencyTimeout'), 504);
     assert.equal(code('DependencyUnavailable'), 503);
     assert.equal(code('InvalidInput'), 400);
@@ -24,7 +39,9 @@ describe('temporalErrorToApiError', () => {
   });
 
   it("never passes a dependency's own error text to the client", () => {
-    const upstream = Object.assign(new Error('inference failed: surrogates not allowed at /srv/model.bin'), { name: 'WeaviateRequestTimeoutError' });
+    const upstream = Object.assign(new Error('inference failed: surrogates not allowed at /srv/model.bin'), {
+      name: 'WeaviateRequestTimeoutError',
+    });
     const failure = toFailure(upstream) as ApplicationFailure;
     assert.equal(failure.message, 'the vector store did not answer in time');
     assert.deepEqual(failure.details, [upstream.message]);
@@ -34,7 +51,12 @@ describe('temporalErrorToApiError', () => {
   });
 
   it('treats a restarted vector store that has not restored its schema yet as unavailable (retried, 503), not as a 500', () => {
-    const upstream = Object.assign(new Error('Query call with protocol gRPC failed with message: /weaviate.v1.Weaviate/Search UNKNOWN: could not find class SupportCase in schema'), { name: 'WeaviateQueryError' });
+    const upstream = Object.assign(
+      new Error(
+        'Query call with protocol gRPC failed with message: /weaviate.v1.Weaviate/Search UNKNOWN: could not find class SupportCase in schema',
+      ),
+      { name: 'WeaviateQueryError' },
+    );
     const failure = toFailure(upstream) as ApplicationFailure;
     assert.equal(failure.type, 'DependencyUnavailable');
     assert.equal(failure.nonRetryable, false);
@@ -43,14 +65,20 @@ describe('temporalErrorToApiError', () => {
   });
 
   it("names the vector store for the gRPC errors of the Weaviate client's calls", () => {
-    const upstream = Object.assign(new Error('/weaviate.v1.Weaviate/Search UNAVAILABLE: No connection established'), { name: 'ClientError', path: '/weaviate.v1.Weaviate/Search', code: 14 });
+    const upstream = Object.assign(new Error('/weaviate.v1.Weaviate/Search UNAVAILABLE: No connection established'), {
+      name: 'ClientError',
+      path: '/weaviate.v1.Weaviate/Search',
+      code: 14,
+    });
     const failure = toFailure(upstream) as ApplicationFailure;
     assert.equal(failure.type, 'DependencyUnavailable');
     assert.equal(failure.message, 'the vector store is unavailable');
   });
 
   it('treats a connection closed mid-request (fetch failed: other side closed) as unavailable, not as a 500', () => {
-    const upstream = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+    const upstream = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+    });
     const failure = toFailure(upstream) as ApplicationFailure;
     assert.equal(failure.type, 'DependencyUnavailable');
     assert.equal(failure.nonRetryable, false);
@@ -62,19 +90,26 @@ describe('temporalErrorToApiError', () => {
   });
 
   it('maps a failing workflow service to 503, whatever wraps the gRPC error', () => {
-    const grpc = (code: number, details: string) => Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} });
+    const grpc = (code: number, details: string) =>
+      Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} });
     for (const err of [
       grpc(14, 'shard status unknown'),
       new ServiceError('Failed to start Workflow', { cause: grpc(13, 'context canceled') }),
-      new ServiceError('Unexpected error while making gRPC request', { cause: grpc(8, 'namespace rate limit exceeded') }),
+      new ServiceError('Unexpected error while making gRPC request', {
+        cause: grpc(8, 'namespace rate limit exceeded'),
+      }),
       new NamespaceNotFoundError('default'),
     ]) {
       const mapped = temporalErrorToApiError(err, 'upload');
       assert.equal(mapped.code, 503, err.message);
-      assert.doesNotMatch(mapped.message, /shard|context|namespace|default/i, 'the service\'s own text stays inside');
+      assert.doesNotMatch(mapped.message, /shard|context|namespace|default/i, "the service's own text stays inside");
     }
     // A request the service refused as malformed is the API's own bug, not an outage.
-    assert.equal(temporalErrorToApiError(new ServiceError('Failed to start Workflow', { cause: grpc(3, 'bad id') }), 'upload').code, 500);
+    assert.equal(
+      temporalErrorToApiError(new ServiceError('Failed to start Workflow', { cause: grpc(3, 'bad id') }), 'upload')
+        .code,
+      500,
+    );
   });
 
   it('masks unknown errors as 500', () => {

@@ -205,7 +205,10 @@ describe('askWorkflow (time-skipping)', () => {
       const started = events.find((e) => e.activityTaskStartedEventAttributes);
       assert.equal(started?.activityTaskStartedEventAttributes?.attempt, 2);
       // The second attempt waited for the provider's 30 s, not the policy's 2 s (in skipped time).
-      assert.ok(eventTimeMs(started!) - eventTimeMs(scheduled!) >= 30_000, `${eventTimeMs(started!) - eventTimeMs(scheduled!)} ms`);
+      assert.ok(
+        eventTimeMs(started!) - eventTimeMs(scheduled!) >= 30_000,
+        `${eventTimeMs(started!) - eventTimeMs(scheduled!)} ms`,
+      );
     });
   });
 
