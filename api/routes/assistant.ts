@@ -1,6 +1,6 @@
 /**
  * POST /v1/assistant/ask and POST /v1/feedback. Each ask is a Temporal execution
- * (workflows/ask.ts), admitted with the searches' fair admission: the workflow retrieves,
+ * (workflows/ask.ts), admitted by the asks' fair admission queue: the workflow retrieves,
  * composes and stores the answer, and its result is the response. Feedback is a read of the
  * stored answer and a write, on the read path.
  */
