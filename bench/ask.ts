@@ -36,12 +36,16 @@ import { freshTenant, InProcessApp, startApp, startChildProcess, tenantClient } 
 import { MIN_ANSWERED_A, tuneAsk } from './tune-ask';
 
 const SCOPES = ['articles:write', 'ask'];
+/**
+ * With every ask a Temporal execution: no worse than the in-process steps by more than 1.35× at
+ * concurrency 1 and 0.75× of their throughput at 16; and the quality of before (first link 0.9168).
+ */
 const GOALS = {
-  stackfaq_groupB_first_link_correct_min: 0.9,
+  stackfaq_groupB_first_link_correct_min: 0.9168,
   banking77_no_answer_min: 0.9,
   stackfaq_groupB_answered_min: 0.95,
-  api_over_direct_p50_c1_max: 1.25,
-  api_over_direct_throughput_c16_min: 0.8,
+  api_over_direct_p50_c1_max: 1.35,
+  api_over_direct_throughput_c16_min: 0.75,
 };
 /** Settings of the API and the worker that shape the read path; null means the default. */
 const SETTINGS = [
