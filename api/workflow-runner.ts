@@ -61,11 +61,12 @@ export class WorkflowRunner {
   }
 
   async start<A, R>(o: StartOptions<A, R>): Promise<WorkflowHandle<WorkflowFn<A, R>>> {
+    const eager = Boolean(o.eagerAsk && this.eagerClient);
+    const client = eager ? this.eagerClient! : this.client;
     const start = async () => {
       if (!o.eagerAsk && !(await this.presence.isPolling()))
         throw unavailable('no worker is polling the task queue; try again shortly');
-      const eager = o.eagerAsk && this.eagerClient !== undefined;
-      return (eager ? this.eagerClient! : this.client).workflow.start(o.workflow, {
+      return client.workflow.start(o.workflow, {
         taskQueue: o.eagerAsk ? askTaskQueue(this.taskQueue) : this.taskQueue,
         requestEagerStart: eager,
         workflowId: WorkflowRunner.workflowId(o),
@@ -82,7 +83,6 @@ export class WorkflowRunner {
       });
     };
     try {
-      const client = o.eagerAsk && this.eagerClient ? this.eagerClient : this.client;
       return await (o.deadline === undefined ? start() : client.withDeadline(o.deadline, start));
     } catch (err) {
       const mapped = temporalErrorToApiError(err, o.operation);

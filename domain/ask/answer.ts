@@ -239,7 +239,8 @@ export async function askInProcess(
         });
   const timings: AskTimings = {
     ...found.timings,
-    history: historyMs,
+    // As the workflow reports it: no `history` step without a session to read.
+    history: input.followUp ? historyMs : undefined,
     retrieve: retrieveMs,
     [engine === 'openai' ? 'model' : 'compose']: performance.now() - composing,
   };
