@@ -31,7 +31,68 @@ export interface ServicesConfig {
   /** The tag model's English sentence encoder (an OpenAI-compatible server); none: tags read the case embedding and words only. */
   tagEmbeddings?: { baseUrl: string; model: string };
   /** The chat model; undefined means the built-in local engine answers. */
-  chat?: { baseUrl?: string; apiKey: string; model: string; timeoutMs: number };
+  chat?: ChatSettings;
+}
+
+/** What a model call is for: each has its own reply bound (CHAT_MAX_TOKENS_*). */
+export const CHAT_CAPABILITIES = ['ask', 'followUp', 'summary', 'sentiment', 'tags', 'judge'] as const;
+export type ChatCapability = (typeof CHAT_CAPABILITIES)[number];
+
+/** Each capability's reply bound, in tokens: room for its longest valid reply, no more. */
+export const DEFAULT_MAX_TOKENS: Record<ChatCapability, number> = {
+  ask: 512,
+  followUp: 100,
+  summary: 300,
+  sentiment: 30,
+  tags: 200,
+  judge: 1200,
+};
+
+/** The context window assumed when CHAT_CONTEXT_TOKENS is not set: that of most current models, and more. */
+export const DEFAULT_CONTEXT_TOKENS = 8192;
+
+export interface ChatSettings {
+  baseUrl?: string;
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+  /** The model's context window in tokens: prompts are cut to fit it with the reply's bound (CHAT_CONTEXT_TOKENS). */
+  contextTokens: number;
+  /** `max_tokens` per capability (CHAT_MAX_TOKENS_ASK, _FOLLOW_UP, _SUMMARY, _SENTIMENT, _TAGS, _JUDGE). */
+  maxTokens: Record<ChatCapability, number>;
+  /** What answers when the model cannot (down, rate-limited past the retries, unreadable): the built-in engine, or nobody (503/504). */
+  fallback: 'local' | 'none';
+  /** `auto`: a strict json_schema, json_object once the server refuses it; or one of them always. */
+  responseFormat: 'auto' | 'json_schema' | 'json_object';
+}
+
+/** One of `choices` from the environment, or the fallback. */
+function choiceEnv<T extends string>(env: NodeJS.ProcessEnv, name: string, choices: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(choices as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+/** CHAT_MAX_TOKENS_FOLLOW_UP for followUp, and so on. */
+const maxTokensVar = (c: ChatCapability) => `CHAT_MAX_TOKENS_${c.replace(/[A-Z]/g, (l) => `_${l}`).toUpperCase()}`;
+
+function loadChatSettings(env: NodeJS.ProcessEnv): ChatSettings | undefined {
+  const apiKey = env.CHAT_API_KEY ?? env.OPENAI_API_KEY;
+  if (!env.CHAT_BASE_URL && !apiKey) return undefined;
+  return {
+    baseUrl: env.CHAT_BASE_URL || undefined,
+    apiKey: apiKey ?? 'local',
+    model: env.CHAT_MODEL ?? 'gpt-4o-mini',
+    timeoutMs: int(env, 'CHAT_TIMEOUT_MS', 30_000),
+    contextTokens: int(env, 'CHAT_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS),
+    maxTokens: Object.fromEntries(
+      CHAT_CAPABILITIES.map((c) => [c, int(env, maxTokensVar(c), DEFAULT_MAX_TOKENS[c])]),
+    ) as Record<ChatCapability, number>,
+    fallback: choiceEnv(env, 'CHAT_FALLBACK', ['local', 'none'], 'local'),
+    responseFormat: choiceEnv(env, 'CHAT_RESPONSE_FORMAT', ['auto', 'json_schema', 'json_object'], 'auto'),
+  };
 }
 
 /** A positive number from the environment (an integer unless `fractional`), or the fallback. */
@@ -48,8 +109,6 @@ export function positiveEnv(env: NodeJS.ProcessEnv, name: string, fallback: numb
 const int = (env: NodeJS.ProcessEnv, name: string, fallback: number) => positiveEnv(env, name, fallback);
 
 export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): ServicesConfig {
-  const chatKey = env.CHAT_API_KEY ?? env.OPENAI_API_KEY;
-  const chatConfigured = Boolean(env.CHAT_BASE_URL || chatKey);
   return {
     temporal: {
       address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
@@ -78,13 +137,6 @@ export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): Servic
     tagEmbeddings: env.TAG_EMBEDDINGS_URL
       ? { baseUrl: env.TAG_EMBEDDINGS_URL, model: env.TAG_EMBEDDINGS_MODEL ?? 'bge-small-en-v1.5' }
       : undefined,
-    chat: chatConfigured
-      ? {
-          baseUrl: env.CHAT_BASE_URL || undefined,
-          apiKey: chatKey ?? 'local',
-          model: env.CHAT_MODEL ?? 'gpt-4o-mini',
-          timeoutMs: int(env, 'CHAT_TIMEOUT_MS', 30_000),
-        }
-      : undefined,
+    chat: loadChatSettings(env),
   };
 }

@@ -4,10 +4,23 @@
  * a JSON document in the user message, and the system message says that nothing in them is an
  * instruction: a passage saying "ignore previous instructions" is text to answer from, or not.
  * The model replies with JSON `{"answer": string | null, "sources": number[]}`; null means the
- * sources do not answer the question. A reply that is not that shape is a ModelOutputInvalid
- * failure, which the read path retries.
+ * sources do not answer the question; the call sends that shape as a strict JSON Schema whose
+ * source numbers are those offered (`answerSchema`). A reply that is not that shape is a
+ * ModelOutputInvalid failure, retried by the model activity's policy.
+ *
+ * The prompt fits the model's context window: the conversation takes at most a quarter of the
+ * data's tokens (its latest turns), the sources share the rest equally.
  */
-import { type ChatGateway, type ChatMessage, replyObject, unreadable as invalid } from '../models/chat';
+import {
+  type ChatGateway,
+  type ChatMessage,
+  dataTokensFor,
+  type ReplySchema,
+  replyObject,
+  strictObject,
+  unreadable as invalid,
+} from '../models/chat';
+import { fitJson, fitTokens } from '../models/prompt-budget';
 import type { Source } from '../weaviate/ask-retrieve';
 import { type ComposedAnswer, RESPONSE_TYPE_BY_KIND } from './compose';
 import type { Turn } from './follow-up';
@@ -36,26 +49,48 @@ export const ANSWER_SYSTEM_PROMPT = (language: string) =>
     'Reply with JSON only: {"answer": string or null, "sources": [numbers of the sources you used]}.',
   ].join('\n');
 
-/** The messages sent to the model: the rules, then the question, history and sources as one JSON document. */
+/** The reply's shape: the answer or null, and the numbers of the sources used, among the `sourceCount` offered. */
+export const answerSchema = (sourceCount: number): ReplySchema => ({
+  name: 'answer',
+  schema: strictObject({
+    answer: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    sources: { type: 'array', items: { type: 'integer', enum: Array.from({ length: sourceCount }, (_, i) => i + 1) } },
+  }),
+});
+
+/** The latest turns whose questions and answers fit `tokens` (each answer cut to its share). */
+function conversationWithin(history: Turn[], tokens: number) {
+  const turns = history.slice(-4);
+  const share = Math.floor(tokens / Math.max(1, turns.length));
+  return turns
+    .map((t) => ({ question: fitTokens(t.question, share / 2), answer: fitTokens(t.answer, share / 2) }))
+    .filter((t) => t.question);
+}
+
+/**
+ * The messages sent to the model: the rules, then the question, history and sources as one JSON
+ * document of at most `tokens` (the budget of the model's context window).
+ */
 export function answerMessages(o: {
   question: string;
   history: Turn[];
   sources: Source[];
   language: string;
+  tokens: number;
 }): ChatMessage[] {
-  const data = {
-    conversation: o.history.map((t) => ({ question: t.question, answer: t.answer })),
+  const data = fitJson(o.tokens, (room) => ({
+    conversation: conversationWithin(o.history, Math.floor(room / 4)),
     question: o.question,
     sources: o.sources.map((s, i) => ({
       number: i + 1,
       kind: s.kind,
       title: s.title,
-      text: s.passages.join('\n\n').slice(0, SOURCE_CHARS),
+      text: fitTokens(s.passages.join('\n\n').slice(0, SOURCE_CHARS), Math.floor((room * 3) / 4 / o.sources.length)),
     })),
-  };
+  }));
   return [
     { role: 'system', content: ANSWER_SYSTEM_PROMPT(o.language) },
-    { role: 'user', content: JSON.stringify(data) },
+    { role: 'user', content: data },
   ];
 }
 
@@ -99,7 +134,13 @@ export async function composeWithModel(o: {
   signal?: AbortSignal;
 }): Promise<ComposedAnswer> {
   if (!o.chat.complete || o.sources.length === 0) return { responseType: 'no-answer', parts: [], used: [] };
-  const content = await o.chat.complete({ messages: answerMessages(o), json: true, signal: o.signal });
+  const system = ANSWER_SYSTEM_PROMPT(o.language);
+  const { content } = await o.chat.complete({
+    capability: 'ask',
+    messages: answerMessages({ ...o, tokens: dataTokensFor(o.chat, 'ask', system) }),
+    schema: answerSchema(o.sources.length),
+    signal: o.signal,
+  });
   const { answer, sources } = parseModelAnswer(content, o.sources.length);
   if (answer === null) return { responseType: 'no-answer', parts: [], used: [] };
   // Sources cited in the text count as used too; a number beyond the list is ignored.

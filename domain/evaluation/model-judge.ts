@@ -4,11 +4,22 @@
  * correctness against the input conversation. The conversation and the output are data inside a
  * JSON document, never instructions. A reply that is not the asked-for shape (unknown or missing
  * rule ids, outcomes outside the enum, a score outside 0..5) is a ModelOutputInvalid failure,
- * which the activity's retry policy retries.
+ * which the activity's retry policy retries. Each call sends that shape as a strict JSON Schema
+ * (`judgeSchema`: the batch's rule ids and the outcomes as enums, one result per rule), and the
+ * conversation and the output are cut to fit the model's context window.
  */
 import type { Rule } from '../contracts/evaluation';
 import { RULE_OUTCOMES, VERDICTS } from '../contracts/evaluation';
-import { type ChatGateway, type ChatMessage, replyObject, unreadable } from '../models/chat';
+import {
+  type ChatGateway,
+  type ChatMessage,
+  dataTokensFor,
+  type ReplySchema,
+  replyObject,
+  strictObject,
+  unreadable,
+} from '../models/chat';
+import { fitJson, headAndTail } from '../models/prompt-budget';
 import { orderRuleResults, type Grading, type RuleResult } from './results';
 
 export const RULES_PER_CALL = 20;
@@ -23,21 +34,53 @@ const SYSTEM = [
   'Reply with JSON only: {"correctness": {"verdict", "score", "explanation"} (only when asked), "rules": [{"ruleId", "outcome", "explanation"}]}.',
 ].join('\n');
 
+/** The reply's shape for one batch: a result per rule of the batch, and the correctness when asked for. */
+export function judgeSchema(rules: Rule[], withCorrectness: boolean): ReplySchema {
+  const results = {
+    type: 'array',
+    minItems: rules.length,
+    maxItems: rules.length,
+    items: strictObject({
+      ruleId: { type: 'string', enum: rules.map((r) => r.id) },
+      outcome: { type: 'string', enum: [...RULE_OUTCOMES] },
+      explanation: { type: 'string' },
+    }),
+  };
+  const correctness = strictObject({
+    verdict: { type: 'string', enum: [...VERDICTS] },
+    score: { type: 'number', minimum: 0, maximum: 5 },
+    explanation: { type: 'string' },
+  });
+  // An enum must name something: a batch without rules asks for the correctness alone.
+  return {
+    name: 'grading',
+    schema: strictObject({
+      ...(withCorrectness ? { correctness } : {}),
+      ...(rules.length ? { rules: results } : {}),
+    }),
+  };
+}
+
+/** The conversation, the output and the rules as one JSON document of at most `tokens`: the output and the conversation share the room. */
 export function judgeMessages(o: {
   messages: { role: string; content: string }[];
   output: string;
   rules: Rule[];
   withCorrectness: boolean;
+  tokens: number;
 }): ChatMessage[] {
-  const data = {
-    conversation: o.messages,
-    output: o.output,
+  const data = fitJson(o.tokens, (room) => ({
+    conversation: o.messages.map((m) => ({
+      role: m.role,
+      content: headAndTail(m.content, room / 2 / o.messages.length),
+    })),
+    output: headAndTail(o.output, room / 2),
     rules: o.rules.map((r) => ({ ruleId: r.id, rule: r.description })),
     gradeCorrectness: o.withCorrectness,
-  };
+  }));
   return [
     { role: 'system', content: SYSTEM },
-    { role: 'user', content: JSON.stringify(data) },
+    { role: 'user', content: data },
   ];
 }
 
@@ -48,6 +91,7 @@ export function parseJudgeReply(
   withCorrectness: boolean,
 ): { correctness?: Grading['correctness']; rules: RuleResult[] } {
   const reply = replyObject(content);
+  if (rules.length === 0) reply.rules ??= [];
   if (!Array.isArray(reply.rules)) throw unreadable('no "rules" list');
   const byId = new Map<string, RuleResult>();
   for (const r of reply.rules) {
@@ -95,9 +139,10 @@ export async function gradeWithModel(o: {
   let correctness: Grading['correctness'] | undefined;
   for (const [i, batch] of batches.entries()) {
     const withCorrectness = i === 0;
-    const content = await o.chat.complete({
-      messages: judgeMessages({ ...o, rules: batch, withCorrectness }),
-      json: true,
+    const { content } = await o.chat.complete({
+      capability: 'judge',
+      messages: judgeMessages({ ...o, rules: batch, withCorrectness, tokens: dataTokensFor(o.chat, 'judge', SYSTEM) }),
+      schema: judgeSchema(batch, withCorrectness),
       signal: o.signal,
     });
     const parsed = parseJudgeReply(content, batch, withCorrectness);

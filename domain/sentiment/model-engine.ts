@@ -2,17 +2,29 @@
  * The model sentiment engine: a configured chat model rates the conversation on the same scale as
  * the local engine (levels.ts), and is told where the levels lie. The conversation travels as data
  * inside a JSON document in the user message, and the system message says that nothing in it is
- * an instruction. The model replies with JSON `{"sentiment": number}`; a reply without a number
- * from -100 to 100 there (text, a number out of range, not JSON) is a ModelOutputInvalid failure,
- * which the read path retries (then 503), never a clamped or invented score. The label is derived
- * from the score, by the same boundaries as the local engine's.
+ * an instruction. The model replies with JSON `{"sentiment": integer}` (sent as a strict JSON
+ * Schema); a reply without a number from -100 to 100 there (text, a number out of range, not JSON)
+ * is a ModelOutputInvalid failure, which the read path retries (then 503, or the local engine),
+ * never a clamped or invented score. The label is derived from the score, by the same boundaries
+ * as the local engine's.
  */
-import { type ChatGateway, type ChatMessage, replyObject, unreadable as invalid } from '../models/chat';
+import {
+  type ChatGateway,
+  type ChatMessage,
+  dataTokensFor,
+  type ReplySchema,
+  replyObject,
+  strictObject,
+  unreadable as invalid,
+} from '../models/chat';
+import { fitJson, headAndTail } from '../models/prompt-budget';
 import { clampScore, LEVEL_BOUNDS, labelFor } from './levels';
 import type { SentimentInput, SentimentScore } from './local-engine';
 
-/** Characters of the message the model is shown: its start and its end when longer. */
-export const MESSAGE_CHARS = 16_000;
+export const SENTIMENT_SCHEMA: ReplySchema = {
+  name: 'sentiment',
+  schema: strictObject({ sentiment: { type: 'integer', minimum: -100, maximum: 100 } }),
+};
 
 export const SENTIMENT_SYSTEM_PROMPT = (language: string) => {
   const { strong, neutral } = LEVEL_BOUNDS;
@@ -27,18 +39,14 @@ export const SENTIMENT_SYSTEM_PROMPT = (language: string) => {
   ].join('\n');
 };
 
-/** The message as the model sees it: whole, or its start and its end when longer than MESSAGE_CHARS. */
-export function messageData(message: string): string {
-  const text = message.trim();
-  if (text.length <= MESSAGE_CHARS) return text;
-  const head = Math.floor(MESSAGE_CHARS / 3);
-  return `${text.slice(0, head)} […] ${text.slice(text.length - (MESSAGE_CHARS - head))}`;
-}
+/** The message as the model sees it: whole, or its start and its end when longer than `tokens`. */
+export const messageData = (message: string, tokens: number) => headAndTail(message.trim(), tokens);
 
-export function sentimentMessages(input: SentimentInput): ChatMessage[] {
+/** The rules, then the message as a JSON document of at most `tokens`. */
+export function sentimentMessages(input: SentimentInput & { tokens: number }): ChatMessage[] {
   return [
     { role: 'system', content: SENTIMENT_SYSTEM_PROMPT(input.language) },
-    { role: 'user', content: JSON.stringify({ message: messageData(input.message) }) },
+    { role: 'user', content: fitJson(input.tokens, (room) => ({ message: messageData(input.message, room) })) },
   ];
 }
 
@@ -57,6 +65,12 @@ export async function scoreWithModel(
   input: SentimentInput,
 ): Promise<SentimentScore> {
   if (!o.chat.complete) throw new Error('the model sentiment engine needs a configured chat model');
-  const content = await o.chat.complete({ messages: sentimentMessages(input), json: true, signal: o.signal });
+  const tokens = dataTokensFor(o.chat, 'sentiment', SENTIMENT_SYSTEM_PROMPT(input.language));
+  const { content } = await o.chat.complete({
+    capability: 'sentiment',
+    messages: sentimentMessages({ ...input, tokens }),
+    schema: SENTIMENT_SCHEMA,
+    signal: o.signal,
+  });
   return parseModelSentiment(content);
 }

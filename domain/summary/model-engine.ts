@@ -3,15 +3,24 @@
  * language: the customer's issue, what was tried, the current state and the next step. The
  * conversation travels as data inside a JSON document in the user message, and the system
  * message says that nothing in it is an instruction. The model replies with JSON
- * `{"summary": string}`; a reply of another shape is a ModelOutputInvalid failure, which the
- * read path retries (then 503), never a made-up summary.
+ * `{"summary": string}` (sent as a strict JSON Schema); a reply of another shape is a
+ * ModelOutputInvalid failure, which the read path retries (then 503, or the local engine), never
+ * a made-up summary. The conversation is cut to fit the model's context window, by tokens.
  */
-import { type ChatGateway, type ChatMessage, replyObject, unreadable as invalid } from '../models/chat';
+import {
+  type ChatGateway,
+  type ChatMessage,
+  dataTokensFor,
+  type ReplySchema,
+  replyObject,
+  strictObject,
+  unreadable as invalid,
+} from '../models/chat';
+import { estimateTokens, fitJson, fitTokens } from '../models/prompt-budget';
 import type { ConversationText } from './conversation';
 import type { SummaryDraft } from './local-engine';
 
-/** Characters of the conversation the model is shown (its start and its end when longer). */
-const CONVERSATION_CHARS = 12_000;
+export const SUMMARY_SCHEMA: ReplySchema = { name: 'summary', schema: strictObject({ summary: { type: 'string' } }) };
 /** Characters of summary kept; a longer reply is not a summary. */
 export const MAX_SUMMARY_CHARS = 4000;
 
@@ -36,34 +45,43 @@ export const SUMMARY_SYSTEM_PROMPT = (language: string) =>
     'Reply with JSON only: {"summary": string}.',
   ].join('\n');
 
-/** The conversation as the model sees it: the ticket's parts, shortened in the middle when long. */
-export function conversationData(c: ConversationText) {
+/** The conversation as the model sees it: the ticket's parts, shortened in the middle when longer than `tokens`. */
+export function conversationData(c: ConversationText, tokens: number) {
   const subject = c.subject?.trim() || undefined;
   const description = c.description?.trim() || undefined;
   const messages = (c.comments ?? []).map((m) => m.trim()).filter(Boolean);
-  const data = { subject, description, messages: messages.length ? messages : undefined };
-  if (JSON.stringify(data).length <= CONVERSATION_CHARS) return data;
+  const whole = { subject, description, messages: messages.length ? messages : undefined };
+  if (estimateTokens(JSON.stringify(whole)) <= tokens) return whole;
   // Too long: the subject, the description's start, the first message and the latest ones.
-  const share = Math.floor(CONVERSATION_CHARS / 3);
-  const cut = (s: string | undefined, n: number) => (s && s.length > n ? `${s.slice(0, Math.max(0, n))} […]` : s);
+  const share = Math.floor(tokens / 3);
+  const cut = (s: string | undefined, n: number) => {
+    if (!s) return s;
+    const kept = fitTokens(s, Math.max(0, n));
+    return kept === s ? s : `${kept} […]`;
+  };
   const latest: string[] = [];
   let used = 0;
   for (let i = messages.length - 1; i >= 1 && used < share; i--) {
     const m = cut(messages[i], share - used)!;
     latest.unshift(m);
-    used += m.length;
+    used += estimateTokens(m);
   }
   const skipped = messages.length - 1 - latest.length;
   const kept = messages.length
     ? [cut(messages[0], share / 2)!, ...(skipped > 0 ? [`[… ${skipped} messages left out …]`] : []), ...latest]
     : [];
-  return { subject: cut(subject, 500), description: cut(description, share), messages: kept.length ? kept : undefined };
+  return { subject: cut(subject, 100), description: cut(description, share), messages: kept.length ? kept : undefined };
 }
 
-export function summaryMessages(o: { conversation: ConversationText; language: string }): ChatMessage[] {
+/** The rules, then the conversation as a JSON document of at most `tokens`. */
+export function summaryMessages(o: {
+  conversation: ConversationText;
+  language: string;
+  tokens: number;
+}): ChatMessage[] {
   return [
     { role: 'system', content: SUMMARY_SYSTEM_PROMPT(o.language) },
-    { role: 'user', content: JSON.stringify({ conversation: conversationData(o.conversation) }) },
+    { role: 'user', content: fitJson(o.tokens, (room) => ({ conversation: conversationData(o.conversation, room) })) },
   ];
 }
 
@@ -83,7 +101,13 @@ export async function summarizeWithModel(o: {
   signal?: AbortSignal;
 }): Promise<SummaryDraft> {
   if (!o.chat.complete) throw new Error('summarizeWithModel needs a configured chat model');
-  const content = await o.chat.complete({ messages: summaryMessages(o), json: true, signal: o.signal });
+  const tokens = dataTokensFor(o.chat, 'summary', SUMMARY_SYSTEM_PROMPT(o.language));
+  const { content } = await o.chat.complete({
+    capability: 'summary',
+    messages: summaryMessages({ ...o, tokens }),
+    schema: SUMMARY_SCHEMA,
+    signal: o.signal,
+  });
   const summary = parseModelSummary(content);
   // One paragraph per line the model wrote.
   return {

