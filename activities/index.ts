@@ -9,6 +9,7 @@ import { classified } from '../domain/failures';
 import type { CpuPool } from '../domain/cpu/pool';
 import type { ChatGateway } from '../domain/models/chat';
 import type { Embedder } from '../domain/models/embeddings';
+import type { TokenMeter } from '../domain/models/token-meter';
 import * as ask from '../domain/ask/answer';
 import * as evaluation from '../domain/evaluation/grade';
 import * as answers from '../domain/weaviate/answers';
@@ -23,6 +24,8 @@ export interface ActivityDeps {
   /** The tag model's English encoder, when configured. */
   english?: Embedder;
   chat: ChatGateway;
+  /** Counts the chat model's tokens (started when a model is configured; stopped with the worker). */
+  tokens?: TokenMeter;
   /** Use cases of batch evaluation (the API resolves them itself for evaluate). */
   useCases: UseCaseStore;
   /** Threads for the CPU-heavy work on tenant text (grading, redaction), off the event loop. */

@@ -1,6 +1,7 @@
 /**
  * createApp(deps): the Koa application without listening, so tests and the server share it.
  */
+import type { TokenMeter } from '../domain/models/token-meter';
 import Koa from 'koa';
 import type { UseCaseStore } from '../domain/evaluation/use-cases';
 import type { ChatGateway } from '../domain/models/chat';
@@ -36,6 +37,8 @@ export interface ApiLimits {
   askAdmission: FairAdmissionOptions;
   /** Default deadlines per kind of endpoint, in ms. */
   deadlines: { upload: number; search: number; model: number };
+  /** Chat-model tokens (prompt and completion) per tenant per UTC day; none: no budget (CHAT_TOKENS_PER_DAY). */
+  tokensPerTenantPerDay?: number;
 }
 
 export const DEFAULT_LIMITS: ApiLimits = {
@@ -53,6 +56,10 @@ export interface AppDeps {
   /** The chat model, or the built-in local engine; `chatTimeoutMs` bounds one model call. */
   chat: ChatGateway;
   chatTimeoutMs: number;
+  /** What answers when the model fails a request (CHAT_FALLBACK): the built-in engine, or nobody (503/504). Default none. */
+  chatFallback?: 'local' | 'none';
+  /** This process's count of the model's tokens, for the tenants' daily budget (api/middlewares/token-budget.ts). */
+  tokens?: Pick<TokenMeter, 'spentToday'>;
   /** Use cases of evaluation (rules per use case), from the operators' YAML files. */
   useCases: UseCaseStore;
   /** Runs searches in this process, with their timeouts and retries. */
@@ -86,6 +93,8 @@ export function createApp(deps: AppDeps): Koa {
     reads: deps.reads,
     chat: deps.chat,
     chatTimeoutMs: deps.chatTimeoutMs,
+    chatFallback: deps.chatFallback,
+    tokens: deps.tokens,
     useCases: deps.useCases,
     tagTraining: deps.tagTraining,
     verifier: deps.verifier,

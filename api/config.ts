@@ -40,5 +40,6 @@ export function loadApiLimits(env: NodeJS.ProcessEnv = process.env): ApiLimits {
       search: positiveEnv(env, 'DEADLINE_SEARCH_MS', d.search),
       model: positiveEnv(env, 'DEADLINE_MODEL_MS', d.model),
     },
+    tokensPerTenantPerDay: env.CHAT_TOKENS_PER_DAY ? positiveEnv(env, 'CHAT_TOKENS_PER_DAY', 1) : undefined,
   };
 }

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import { loadServicesConfig, positiveEnv } from '../domain/config';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-cases';
-import { createChatGateway } from '../domain/models/chat';
+import { meteredChatGateway } from '../domain/models/token-meter';
 import { createEmbedder, createEnglishEncoder } from '../domain/models/embeddings';
 import { englishEncoderFor, localModel } from '../domain/sentiment/local-engine';
 import { ApiKeyStore } from '../domain/weaviate/api-keys';
@@ -74,7 +74,12 @@ export async function startServer(
   const english = createEnglishEncoder(config);
   const embedder = createEmbedder(config.embeddings);
   const reads = new ReadRunner({ weaviate, embedder, english, log: readLog });
-  const chat = createChatGateway(config.chat);
+  const { chat, meter: tokens } = meteredChatGateway({
+    config: config.chat,
+    weaviate,
+    syncMs: positiveEnv(env, 'TOKEN_SYNC_MS', 1000),
+    log: (level, message, meta) => logger[level](meta, message),
+  });
   // Asks run here, in this process's ask worker, with the same clients as the reads (worker/ask-worker.ts).
   const answered = new AnsweredAsks();
   const askWorker = await startAskWorker({
@@ -110,6 +115,8 @@ export async function startServer(
     answered,
     chat,
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
+    chatFallback: config.chat?.fallback,
+    tokens,
     useCases,
     reads,
     verifier: cachedVerifier(
@@ -131,6 +138,7 @@ export async function startServer(
     async close() {
       rateCounter.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await tokens.stop();
       await readLog.stop();
       await askWorker.stop();
       await health.stop();

@@ -16,6 +16,7 @@ const commands = {
   keys: 'scripts/keys.ts',
   feedback: 'scripts/feedback.ts',
   tags: 'scripts/tags.ts',
+  tokens: 'scripts/tokens.ts',
   'eval:import': 'scripts/eval-import.ts',
   'eval:report': 'scripts/eval-report.ts',
   bench: 'scripts/stack/bench.ts',

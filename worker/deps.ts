@@ -3,7 +3,8 @@
  */
 import type { ActivityDeps } from '../activities';
 import type { ServicesConfig } from '../domain/config';
-import { createChatGateway } from '../domain/models/chat';
+import { Runtime } from '@temporalio/worker';
+import { meteredChatGateway } from '../domain/models/token-meter';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-cases';
 import path from 'node:path';
 import { createEmbedder, createEnglishEncoder, withVectorCache } from '../domain/models/embeddings';
@@ -22,11 +23,19 @@ const TAG_TRAINING_BUDGET_MS = 30 * 60_000;
 
 export function createActivityDeps(config: ServicesConfig, env: NodeJS.ProcessEnv = process.env): ActivityDeps {
   const englishEncoder = createEnglishEncoder(config);
+  const weaviate = () => connectWeaviate(config.weaviate);
+  const { chat, meter } = meteredChatGateway({
+    config: config.chat,
+    weaviate,
+    syncMs: positiveEnv(env, 'TOKEN_SYNC_MS', 1000),
+    log: (level, message, meta) => Runtime.instance().logger[level](message, meta),
+  });
   return {
-    weaviate: () => connectWeaviate(config.weaviate),
+    weaviate,
     embedder: createEmbedder(config.embeddings),
     english: englishEncoder && withVectorCache(englishEncoder, { maxEntries: ENGLISH_VECTORS_CACHED }),
-    chat: createChatGateway(config.chat),
+    chat,
+    tokens: meter,
     useCases: new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR),
     cpu: createCpuPool({
       threads: positiveEnv(env, 'WORKER_CPU_THREADS', 2),

@@ -79,7 +79,7 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
     async run() {
       // When one stops or fails, the other is stopped too; the first failure is reported.
       const results = await Promise.allSettled(workers.map((w) => w.run().finally(stopRunning)));
-      await Promise.all([deps.cpu.close(), deps.tagCpu.close()]);
+      await Promise.all([deps.cpu.close(), deps.tagCpu.close(), deps.tokens?.stop()]);
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     },

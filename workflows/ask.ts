@@ -11,8 +11,16 @@
  * never past the request's deadline. The answer is stored before the workflow returns, so
  * feedback on it and the session's next question find it at once. An ask's history is about ten
  * events; namespace retention removes it with the execution.
+ *
+ * With `fallback: 'local'` (CHAT_FALLBACK), a model call that fails for good (down, rate-limited
+ * past its retries, unreadable, out of time) is not the ask's failure: a failed rewrite leaves
+ * the follow-up to the local rewrite, a failed composition is made by the local engine, and the
+ * result says why (`fallback`), beside the failed activity in the history. The model's calls then
+ * end FALLBACK_RESERVE_MS before the request's deadline, so the local engine has time to answer.
  */
 import {
+  ActivityFailure,
+  isCancellation,
   proxyActivities,
   proxyLocalActivities,
   proxySinks,
@@ -22,6 +30,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { AskAnswer, AskQuestion, AskTimings, Engine } from '../domain/ask/answer';
+import { FALLBACK_RESERVE_MS } from './constants';
 import { NON_RETRYABLE } from './proxies';
 
 export interface AskWorkflowInput {
@@ -32,6 +41,8 @@ export interface AskWorkflowInput {
   modelTimeoutMs: number;
   /** The request's deadline, epoch ms: no model attempt is started after it. */
   deadline: number;
+  /** What answers when the model fails for good: the local engine, or nobody (the ask fails: 503/504). */
+  fallback?: 'local' | 'none';
 }
 
 export interface AskWorkflowResult extends AskAnswer {
@@ -70,9 +81,10 @@ const steps = proxyLocalActivities<Activities>(STEP);
  * what is left of the request's.
  */
 function modelCall(input: AskWorkflowInput) {
+  const reserve = input.fallback === 'local' ? FALLBACK_RESERVE_MS : 0;
   const options: ActivityOptions = {
     startToCloseTimeout: input.modelTimeoutMs + 5000,
-    scheduleToCloseTimeout: Math.max(1000, input.deadline - Date.now()),
+    scheduleToCloseTimeout: Math.max(1000, input.deadline - reserve - Date.now()),
     retry: {
       initialInterval: '2s',
       backoffCoefficient: 3,
@@ -84,36 +96,75 @@ function modelCall(input: AskWorkflowInput) {
   return proxyActivities<Activities>(options);
 }
 
+/**
+ * The model's result, or undefined with `fallback.reason` set when it failed for good and the
+ * local engine is to stand in (CHAT_FALLBACK=local). A cancelled ask stays cancelled.
+ */
+async function orFallback<R>(
+  input: AskWorkflowInput,
+  fallback: { reason?: string },
+  call: () => Promise<R>,
+): Promise<R | undefined> {
+  try {
+    return await call();
+  } catch (err) {
+    if (input.fallback !== 'local' || !(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+    fallback.reason ??= err.cause?.message ?? err.message;
+    return undefined;
+  }
+}
+
 export async function askWorkflow(input: AskWorkflowInput): Promise<AskWorkflowResult> {
-  const { question: q, engine } = input;
-  const model = engine === 'openai';
+  const { question: q } = input;
+  const model = input.engine === 'openai';
+  const fallback: { reason?: string } = {};
   const history = q.followUp ? await steps.readSessionTurns({ tenant: q.tenant, chatId: q.chatId }) : undefined;
   const turns = history?.value ?? [];
   const standalone =
     model && turns.length > 0
-      ? await modelCall(input).rewriteFollowUp({ question: q.question, history: turns })
+      ? await orFallback(input, fallback, () =>
+          modelCall(input).rewriteFollowUp({ question: q.question, history: turns, tenant: q.tenant }),
+        )
       : undefined;
-  const found = await steps.retrieveSources({ ...q, history: turns, standalone, engine });
+  const found = await steps.retrieveSources({ ...q, history: turns, standalone, engine: input.engine });
   const { sources, language } = found.value;
-  const composed = model
-    ? await modelCall(input).composeModelAnswer({ question: q.question, history: turns, sources, language })
-    : await steps.composeLocalAnswer({ standalone: found.value.standalone, sources, language });
+  const composedByModel =
+    model && fallback.reason === undefined
+      ? await orFallback(input, fallback, () =>
+          modelCall(input).composeModelAnswer({
+            question: q.question,
+            history: turns,
+            sources,
+            language,
+            tenant: q.tenant,
+          }),
+        )
+      : undefined;
+  const composed =
+    composedByModel ??
+    (await steps.composeLocalAnswer({
+      standalone: found.value.standalone,
+      sources,
+      language,
+      chosenFor: input.engine,
+    }));
   const { intentTag } = found.value;
   const result: AskAnswer = {
     answerId: q.answerId,
     chatId: q.chatId,
     standalone: found.value.standalone,
     language,
-    engine,
+    engine: composedByModel ? 'openai' : 'local',
     intentTag,
     answer: composed.value,
+    ...(fallback.reason === undefined ? {} : { fallback: { reason: fallback.reason } }),
   };
   const stored = await steps.storeAnswer({ question: q, answer: result });
   const timings: AskTimings = {
     ...found.value.timings,
     history: history?.ms,
     retrieve: found.ms,
-    [model ? 'model' : 'compose']: composed.ms,
+    [composedByModel ? 'model' : 'compose']: composed.ms,
     store: stored.ms,
   };
   asks.answered({ ...result, timings });

@@ -56,3 +56,9 @@ export const OPERATIONS = {
 } as const;
 
 export type Operation = (typeof OPERATIONS)[keyof typeof OPERATIONS];
+
+/**
+ * What the built-in engine is left of a request's time when the model's attempts give up at its
+ * end (CHAT_FALLBACK=local): the model's calls end this long before the request's deadline.
+ */
+export const FALLBACK_RESERVE_MS = 3000;

@@ -3,11 +3,40 @@
  * and Operation "evaluate"), grading the output in one activity with its own timeout and bounded
  * retries. The rules arrive resolved (the request's own, or its use case's), so the history shows
  * exactly what was graded against what.
+ *
+ * With a chat model and `fallback: 'local'` (CHAT_FALLBACK), the model judge's attempts end
+ * FALLBACK_RESERVE_MS before the request's deadline, and when they fail for good the built-in
+ * judge grades instead: the result's `judge` names it and `fallback` says why, beside the failed
+ * activity in the history.
  */
+import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import type { GradeInput } from '../domain/evaluation/grade';
 import type { Grading } from '../domain/evaluation/results';
-import { grading } from './proxies';
+import { FALLBACK_RESERVE_MS } from './constants';
+import { grading, gradingUntil } from './proxies';
 
-export async function evaluateWorkflow(input: GradeInput & { tenant: string; useCase?: string }): Promise<Grading> {
-  return grading.gradeOutput({ messages: input.messages, output: input.output, rules: input.rules });
+export interface EvaluateWorkflowInput extends GradeInput {
+  tenant: string;
+  useCase?: string;
+  /** The engine the API was configured with. */
+  engine?: 'local' | 'openai';
+  /** What grades when the model fails for good: the built-in judge, or nobody (the request fails: 503/504). */
+  fallback?: 'local' | 'none';
+  /** The request's deadline, epoch ms. */
+  deadline?: number;
+}
+
+export type EvaluateWorkflowResult = Grading & { fallback?: { reason: string } };
+
+export async function evaluateWorkflow(input: EvaluateWorkflowInput): Promise<EvaluateWorkflowResult> {
+  const grade = { messages: input.messages, output: input.output, rules: input.rules, tenant: input.tenant };
+  if (input.engine !== 'openai' || input.fallback !== 'local' || input.deadline === undefined)
+    return grading.gradeOutput(grade);
+  try {
+    return await gradingUntil(input.deadline - FALLBACK_RESERVE_MS).gradeOutput(grade);
+  } catch (err) {
+    if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+    const graded = await grading.gradeOutput({ ...grade, engine: 'local' });
+    return { ...graded, fallback: { reason: err.cause?.message ?? err.message } };
+  }
 }

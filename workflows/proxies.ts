@@ -2,7 +2,7 @@
  * One activity proxy per timeout profile. Every profile has a start-to-close timeout and a bounded
  * retry policy, so a dependency that stays down ends the workflow instead of retrying forever.
  */
-import { proxyActivities, workflowInfo, type RetryPolicy } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { gradingTaskQueue, ingestionTaskQueue } from './constants';
 
@@ -87,7 +87,7 @@ export const batch = proxyActivities<Activities>({
  * shorter one (408). It runs on the grading task queue with slots of its own, and heartbeats while
  * it waits, so a terminated workflow stops its thread within seconds.
  */
-export const grading = proxyActivities<Activities>({
+const GRADING: ActivityOptions = {
   get taskQueue() {
     return gradingTaskQueue(workflowInfo().taskQueue);
   },
@@ -100,4 +100,10 @@ export const grading = proxyActivities<Activities>({
     maximumAttempts: 3,
     nonRetryableErrorTypes: NON_RETRYABLE,
   },
-});
+};
+
+export const grading = proxyActivities<Activities>(GRADING);
+
+/** `grading`, its attempts all ended by `deadline` (epoch ms, at least a second from now): a model judge with a fallback after it. */
+export const gradingUntil = (deadline: number) =>
+  proxyActivities<Activities>({ ...GRADING, scheduleToCloseTimeout: Math.max(1000, deadline - Date.now()) });

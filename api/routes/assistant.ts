@@ -17,7 +17,7 @@ import { presentAnswer } from '../presenters/ask';
 import { operation } from '../schemas/operations';
 import { guard } from './guard';
 import { productList } from './search';
-import { readRoute, type ReadRequest } from './read-route';
+import { markFallback, readRoute, type ReadRequest } from './read-route';
 import { phaseTimings } from './server-timing';
 import type { RouteModule, RouterDeps } from './types';
 import { WorkflowRunner, type StartOptions } from '../workflow-runner';
@@ -91,9 +91,11 @@ export const assistantRoutes: RouteModule = (router, deps) => {
         engine: deps.chat.engine,
         modelTimeoutMs: deps.chatTimeoutMs,
         deadline: ctx.state.deadline,
+        fallback: deps.chatFallback,
       },
     };
     const result = await answeredFirst(deps, start);
+    if (result.fallback) markFallback(ctx, result.fallback.reason);
     const total = performance.now() - started;
     // What the steps did not take: starting the workflow, its tasks, and the answer coming back.
     const steps = STEPS.reduce((sum, step) => sum + (result.timings[step] ?? 0), 0);

@@ -13,6 +13,7 @@ import type { EvaluateRequest, Rule } from '../../domain/contracts/evaluation';
 import { operation } from '../schemas/operations';
 import { MAX_ITEM_BYTES } from '../uploads';
 import { guard } from './guard';
+import { markFallback } from './read-route';
 import type { RouteModule, RouterDeps } from './types';
 
 export const DEFAULT_USE_CASE = 'default';
@@ -47,20 +48,23 @@ export const autoevalRoutes: RouteModule = (router, deps) => {
     const { tenant } = ctx.state.auth as AuthState;
     const { rules, useCase } = resolveRules(deps, { tenant, body, log: ctx.state.log });
     const input = { tenant, useCase, messages: body.messages, output: body.output, rules };
+    const engine = { engine: deps.chat.engine, fallback: deps.chatFallback, deadline: ctx.state.deadline };
     // The input travels in the workflow's history: it must fit a Temporal payload.
     const bytes = Buffer.byteLength(JSON.stringify(input));
     if (bytes > MAX_ITEM_BYTES)
       throw payloadTooLarge(
         `the messages, output and rules are ${bytes} bytes as JSON; evaluate takes at most ${MAX_ITEM_BYTES}`,
       );
-    ctx.body = await deps.runner.execute({
+    const { fallback, ...grading } = await deps.runner.execute({
       workflow: evaluateWorkflow,
       operation: OPERATIONS.evaluate,
       tenant,
       key: randomUUID(),
-      input,
+      input: { ...input, ...engine },
       deadline: ctx.state.deadline,
       requestId: ctx.state.requestId,
     });
+    if (fallback) markFallback(ctx, fallback.reason);
+    ctx.body = grading;
   });
 };

@@ -64,7 +64,7 @@ export const conversationsRoutes: RouteModule = (router, deps) => {
           conversation = stored;
         }
         return summarize(
-          { chat: deps.chat, signal: d.signal, timings: d.timings },
+          { chat: d.chat, signal: d.signal, timings: d.timings },
           { conversation, language: summaryLanguage(header, conversation) },
         );
       },

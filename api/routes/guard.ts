@@ -1,7 +1,7 @@
 /**
  * The middleware chain every operation runs before its handler, in order: answer 503 at once when
  * a dependency the operation needs is known down (dependency-health.ts), authenticate the key,
- * check the operation's scope, apply the key's rate limit, set the deadline, run the route's own
+ * check the operation's scope, apply the key's rate limit and the tenant's model-token budget, set the deadline, run the route's own
  * checks (an article search's business id, bounded by the deadline), validate the input,
  * and for searches wait for the tenant's turn (fair-admission.ts; one queue per app).
  */
@@ -25,7 +25,12 @@ export interface GuardDeps {
   searchAdmission: Middleware;
   /** Which dependencies are up; without it every request goes ahead. */
   health?: DependencyHealth;
+  /** The tenants' daily budget of model tokens, for the operations a model answers. */
+  modelBudget?: Middleware;
 }
+
+/** The operations a configured chat model answers, which spend the tenant's tokens. */
+const USES_MODEL = new Set(['ask', 'summarize', 'tagConversation', 'analyzeSentiment', 'evaluateOutput']);
 
 /**
  * What each operation cannot answer without, beyond the key store (checked by the key look-up
@@ -55,6 +60,7 @@ export function guard(deps: GuardDeps, op: Operation, deadlineKind: DeadlineKind
     authenticate(deps.verifier, (ctx) => earlyDeadline(ctx, deps.limits.deadlines[deadlineKind])),
     requireScope(op.scope),
     deps.rateLimiter,
+    ...(deps.modelBudget && USES_MODEL.has(op.operationId) ? [deps.modelBudget] : []),
     deadline(deps.limits.deadlines[deadlineKind]),
     ...extra,
     validate(op) as Middleware,

@@ -6,6 +6,7 @@ import Router from '@koa/router';
 import type { RouteDeps } from '../app';
 import { FairQueue, fairAdmission } from '../middlewares/fair-admission';
 import { rateLimit } from '../middlewares/rate-limit';
+import { tokenBudget } from '../middlewares/token-budget';
 import { buildOpenApiDocument } from '../schemas/openapi';
 import { articlesRoutes } from './articles';
 import { assistantRoutes } from './assistant';
@@ -38,6 +39,10 @@ export function createRouter(deps: RouteDeps): Router {
     rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, counter: deps.rateCounter }),
     searchAdmission: fairAdmission(new FairQueue(deps.limits.searchAdmission)),
     askAdmission: fairAdmission(new FairQueue(deps.limits.askAdmission)),
+    modelBudget:
+      deps.tokens && deps.limits.tokensPerTenantPerDay && deps.chat.engine === 'openai'
+        ? tokenBudget({ meter: deps.tokens, tokensPerDay: deps.limits.tokensPerTenantPerDay })
+        : undefined,
   };
   for (const mount of [
     articlesRoutes,

@@ -3,10 +3,17 @@
  * validated input typed by the operation's schema, checks that need no dependency before anything
  * starts, the read on the read path (read-path.ts) with its timeouts and retries, and the response
  * with its Server-Timing. Handlers no longer cast `ctx.state.input` themselves.
+ *
+ * A route that a chat model answers gets the model's gateway, its calls counted as the tenant's.
+ * With CHAT_FALLBACK=local, when the model fails it (down, rate-limited past the retries, unreadable,
+ * too slow), the read runs again with the built-in engine, which answers with the header
+ * `X-Engine-Fallback: local`, and the log says why. The model's read ends FALLBACK_RESERVE_MS
+ * before the request's deadline, so the local engine has time to answer before it.
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
+import { forTenant, LOCAL_CHAT, type ChatGateway } from '../../domain/models/chat';
 import type { SearchPhase } from '../../domain/weaviate/retrieve';
-import type { Operation } from '../../workflows/constants';
+import { FALLBACK_RESERVE_MS, type Operation } from '../../workflows/constants';
 import type { AuthState } from '../middlewares/auth';
 import type { ValidatedInput } from '../middlewares/validate';
 import { modelPolicy, READ_POLICY, type ReadDeps } from '../read-path';
@@ -29,9 +36,43 @@ export interface ReadRoute<Body, Query, Input, Result> {
   usesModel?: boolean;
   /** What the read needs, from the request; a 400 thrown here comes before any work. */
   prepare: (request: ReadRequest<Body, Query>) => Input;
-  read: (deps: ReadDeps & { timings: Timings }, input: Input) => Promise<Result>;
+  read: (deps: ReadDeps & { timings: Timings; chat: ChatGateway }, input: Input) => Promise<Result>;
   /** The response body. */
   respond: (result: Result, input: Input) => unknown;
+}
+
+/** The header an answer of the built-in engine carries when it stood in for the model. */
+export const FALLBACK_HEADER = 'X-Engine-Fallback';
+
+/** A gateway that notes whether a call of it failed or is still running when the read gives up. */
+function watched(chat: ChatGateway) {
+  const state = { failed: false, pending: 0 };
+  const gateway: ChatGateway = chat.complete
+    ? {
+        ...chat,
+        complete: async (call) => {
+          state.pending += 1;
+          try {
+            return await chat.complete!(call);
+          } catch (err) {
+            state.failed = true;
+            throw err;
+          } finally {
+            state.pending -= 1;
+          }
+        },
+      }
+    : chat;
+  return { gateway, modelFailed: () => state.failed || state.pending > 0 };
+}
+
+/** Says in the response and the log that the built-in engine answered for the model, and why (`reason`: the model's failure). */
+export function markFallback(ctx: Context, reason: unknown): void {
+  ctx.set(FALLBACK_HEADER, 'local');
+  ctx.state.log?.warn(
+    { fallback: 'local', reason: reason instanceof Error ? reason.message : String(reason) },
+    'the chat model failed; the built-in engine answered',
+  );
 }
 
 /**
@@ -42,21 +83,34 @@ export function readRoute<Body, Query, Input, Result>(
   deps: RouterDeps,
   route: ReadRoute<Body, Query, Input, Result>,
 ): Middleware {
-  const policy = route.usesModel && deps.chat.engine === 'openai' ? modelPolicy(deps.chatTimeoutMs) : READ_POLICY;
+  const model = route.usesModel && deps.chat.engine === 'openai';
+  const fallback = model && deps.chatFallback === 'local';
   const handler: Middleware = async (ctx) => {
     const { body, query, headers } = ctx.state.input as ValidatedInput<Body, Query>;
     const { tenant } = ctx.state.auth as AuthState;
     const input = route.prepare({ body, query, headers, tenant });
     const timings: Timings = {};
-    const { result, timing } = await deps.reads.run({
-      operation: route.operation,
-      tenant,
-      deadline: ctx.state.deadline,
-      policy,
-      read: (d) => route.read({ ...d, timings }, input),
-    });
-    ctx.set('Server-Timing', serverTiming(timing, timings));
-    ctx.body = route.respond(result, input);
+    const run = (chat: ChatGateway, deadline: number) =>
+      deps.reads.run({
+        operation: route.operation,
+        tenant,
+        deadline,
+        policy: chat.complete ? modelPolicy(deps.chatTimeoutMs) : READ_POLICY,
+        read: (d) => route.read({ ...d, timings, chat }, input),
+      });
+    const { gateway, modelFailed } = watched(forTenant(model ? deps.chat : LOCAL_CHAT, tenant));
+    let outcome;
+    try {
+      // A deadline too close for a reserve leaves the model all of it (and no fallback the time to run).
+      const reserved = ctx.state.deadline - FALLBACK_RESERVE_MS;
+      outcome = await run(gateway, fallback && reserved > Date.now() ? reserved : ctx.state.deadline);
+    } catch (err) {
+      if (!fallback || !modelFailed()) throw err;
+      markFallback(ctx, err);
+      outcome = await run(LOCAL_CHAT, ctx.state.deadline);
+    }
+    ctx.set('Server-Timing', serverTiming(outcome.timing, timings));
+    ctx.body = route.respond(outcome.result, input);
   };
   return Object.defineProperty(handler, 'name', { value: route.name });
 }

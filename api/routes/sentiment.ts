@@ -19,7 +19,7 @@ import type { RouteModule } from './types';
 export const sentimentRoutes: RouteModule = (router, deps) => {
   const op = operation('analyzeSentiment');
   // A missing or damaged model file stops the API at start, not at the first request.
-  if (deps.chat.engine === 'local') localModel();
+  if (deps.chat.engine === 'local' || deps.chatFallback === 'local') localModel();
   router.post(
     op.path,
     guard(deps, op, 'model'),
@@ -33,7 +33,7 @@ export const sentimentRoutes: RouteModule = (router, deps) => {
         message: body.message,
         language: messageLanguage(headers['X-Language-Iso-Code'], body.message),
       }),
-      read: (d, { tenant, ...input }) => analyzeSentiment({ ...d, chat: deps.chat, tenant }, input),
+      read: (d, { tenant, ...input }) => analyzeSentiment({ ...d, tenant }, input),
       respond: (result): SentimentResponse => ({ sentiment: result.sentiment, label: result.label }),
     }),
   );

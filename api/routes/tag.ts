@@ -29,7 +29,7 @@ export const tagRoutes: RouteModule = (router, deps) => {
         message: body.message,
         language: messageLanguage(headers['X-Language-Iso-Code'], body.message),
       }),
-      read: (d, { tenant, ...input }) => tagConversation({ ...d, chat: deps.chat, tenant }, input),
+      read: (d, { tenant, ...input }) => tagConversation({ ...d, tenant }, input),
       respond: (result): TagResponse => ({ tags: result.tags }),
     }),
   );

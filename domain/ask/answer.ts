@@ -6,7 +6,7 @@
  * without Temporal, for the benchmark's baseline and the tuning scripts.
  */
 import { questionIntent } from '../tags/tag';
-import type { ChatGateway } from '../models/chat';
+import { type ChatGateway, forTenant } from '../models/chat';
 import type { Embedder } from '../models/embeddings';
 import { type AskRetrievalInput, retrieveAskSources, type Source } from '../weaviate/ask-retrieve';
 import { type AnswerRecord, sessionAnswers, storeAnswers } from '../weaviate/answers';
@@ -71,10 +71,13 @@ export interface AskAnswer {
   chatId: string;
   standalone: string;
   language: string;
+  /** The engine that composed the answer: the built-in one when it stood in for a failed model (`fallback`). */
   engine: Engine;
   intentTag: string | null;
   /** The composed answer; its sources without their passages. */
   answer: ComposedAnswer;
+  /** Why the built-in engine answered instead of the configured model (CHAT_FALLBACK=local): the model's failure. */
+  fallback?: { reason: string };
 }
 
 /**
@@ -109,9 +112,10 @@ export async function sessionTurns(
  */
 export function standaloneOf(
   deps: { chat: ChatGateway; signal?: AbortSignal },
-  input: { question: string; history: Turn[] },
+  input: { question: string; history: Turn[]; tenant?: string },
 ): Promise<string> {
-  return standaloneQuestion({ question: input.question, history: input.history, chat: deps.chat, signal: deps.signal });
+  const chat = input.tenant ? forTenant(deps.chat, input.tenant) : deps.chat;
+  return standaloneQuestion({ question: input.question, history: input.history, chat, signal: deps.signal });
 }
 
 /**
@@ -150,22 +154,27 @@ export async function retrieveForAnswer(
   return { standalone, sources, language: input.language ?? sourcesLanguage(sources), intentTag, timings };
 }
 
-/** Composition with the local engine: the extract of the sources that answers (milliseconds, no model). */
+/**
+ * Composition with the local engine: the extract of the sources that answers (milliseconds, no
+ * model). Sources chosen for the model (`chosenFor: 'openai'`, when the local engine stands in
+ * for it) are chosen again by the local engine's own threshold, so it abstains as it would have.
+ */
 export async function composeLocalAnswer(
   _deps: unknown,
-  input: { standalone: string; sources: RankedSource[]; language: string },
+  input: { standalone: string; sources: RankedSource[]; language: string; chosenFor?: Engine },
 ): Promise<ComposedAnswer> {
-  return withoutPassages(
-    composeLocal({ question: input.standalone, sources: input.sources, language: input.language }),
-  );
+  const sources =
+    input.chosenFor === 'openai' ? chooseSources(input.standalone, input.sources, ANSWER_THRESHOLD) : input.sources;
+  return withoutPassages(composeLocal({ question: input.standalone, sources, language: input.language }));
 }
 
 /** Composition by the configured model: one model call, which the workflow runs as an activity of its own. */
 export async function composeModelAnswer(
   deps: { chat: ChatGateway; signal?: AbortSignal },
-  input: { question: string; history: Turn[]; sources: Source[]; language: string },
+  input: { question: string; history: Turn[]; sources: Source[]; language: string; tenant?: string },
 ): Promise<ComposedAnswer> {
-  return withoutPassages(await composeWithModel({ chat: deps.chat, ...input, signal: deps.signal }));
+  const chat = input.tenant ? forTenant(deps.chat, input.tenant) : deps.chat;
+  return withoutPassages(await composeWithModel({ chat, ...input, signal: deps.signal }));
 }
 
 /** The used sources without their passages: the answer's links need only their titles and addresses. */

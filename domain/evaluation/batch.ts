@@ -245,6 +245,7 @@ export async function gradeImportChunk(
         messages: record.messages,
         output: record.output,
         rules: useCase.rules,
+        tenant: input.tenant,
       });
       results.push(
         await storedResult(deps, {

@@ -15,6 +15,7 @@ export const COLLECTIONS = {
   apiKey: 'ApiKey',
   business: 'Business',
   rateCount: 'RateCount',
+  tokenUsage: 'TokenUsage',
   askAnswer: 'AskAnswer',
   askFeedback: 'AskFeedback',
   tagModel: 'TagModel',
@@ -191,6 +192,21 @@ const SPECS: CollectionSpec[] = [
     name: COLLECTIONS.rateCount,
     multiTenant: false,
     properties: [keyword('subject'), int('window'), keyword('instance'), int('count')],
+  },
+  {
+    // Chat-model tokens per day, tenant, capability and model, each process's own running totals (domain/weaviate/token-usage.ts).
+    name: COLLECTIONS.tokenUsage,
+    multiTenant: false,
+    properties: [
+      int('day'),
+      keyword('tenant'),
+      keyword('capability'),
+      keyword('model'),
+      keyword('instance'),
+      int('promptTokens'),
+      int('completionTokens'),
+      int('calls'),
+    ],
   },
 ];
 
