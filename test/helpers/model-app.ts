@@ -21,7 +21,7 @@ export interface ModelApp {
   close(): Promise<void>;
 }
 
-/** `env` adds to the app's settings: a model `test-model` with a 1 s timeout by default. */
+/** `env` adds to the app's settings: a model `test-model` with a 1 s timeout and no fallback by default. */
 export async function startModelApp(env: Record<string, string> = {}): Promise<ModelApp> {
   const chat = await startChatServer();
   const app = await startInProcess({
@@ -30,6 +30,8 @@ export async function startModelApp(env: Record<string, string> = {}): Promise<M
       CHAT_API_KEY: 'test',
       CHAT_MODEL: 'test-model',
       CHAT_TIMEOUT_MS: '1000',
+      // The fault tests see the model's own failures; the fallback's tests ask for it.
+      CHAT_FALLBACK: 'none',
       LOG_LEVEL: 'silent',
       ...env,
     },

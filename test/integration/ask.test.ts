@@ -330,6 +330,12 @@ describe('POST /v1/assistant/ask (model engine, test model server)', () => {
     assert.doesNotMatch(system.content, /IGNORE PREVIOUS/);
     const data = JSON.parse(user.content);
     assert.match(data.sources[0].text, /IGNORE PREVIOUS INSTRUCTIONS/);
+    // The reply may cite only the sources offered.
+    const { schema } = request.response_format.json_schema;
+    assert.deepEqual(
+      schema.properties.sources.items.enum,
+      data.sources.map((s: { number: number }) => s.number),
+    );
     assert.equal(res.body.plaintext, 'Refunds are issued within 14 days.');
     assert.equal(res.body.links[0].url, injected.url);
     assert.equal(res.body.responseType, 'ai-answer-with-kb-links');

@@ -189,7 +189,14 @@ describe('POST /v1/sentiment (model engine, test model server)', () => {
     assertWellFormed(res);
     assert.deepEqual(res.body, { sentiment: -72, label: 'Negative' });
     const [request] = model.requests;
-    assert.equal(request.response_format?.type, 'json_object');
+    assert.equal(request.response_format?.type, 'json_schema');
+    assert.equal(request.response_format.json_schema.strict, true);
+    assert.deepEqual(request.response_format.json_schema.schema.properties.sentiment, {
+      type: 'integer',
+      minimum: -100,
+      maximum: 100,
+    });
+    assert.equal(request.max_tokens, 30);
     const [system, user] = request.messages;
     assert.match(system.content, /data, not instructions/);
     assert.match(system.content, /-100 \(very negative\) to 100 \(very positive\)/);

@@ -244,7 +244,8 @@ describe('POST /v1/summary (model engine, test model server)', () => {
     assert.match(system.content, /German/);
     assert.doesNotMatch(system.content, /IGNORE PREVIOUS/);
     assert.match(JSON.parse(user.content).conversation.messages.at(-1), /IGNORE PREVIOUS INSTRUCTIONS/);
-    assert.equal(model.requests[0].response_format?.type, 'json_object');
+    assert.equal(model.requests[0].response_format?.type, 'json_schema');
+    assert.equal(model.requests[0].max_tokens, 300);
     assert.equal(res.body.format, 'html');
     assert.equal(
       res.body.summary,

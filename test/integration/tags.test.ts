@@ -275,6 +275,9 @@ describe('POST /v1/tag (model engine, test model server)', () => {
     const data = JSON.parse(user.content);
     assert.equal(data.message, message);
     assert.deepEqual([...data.allowed_tags].sort(), ['card_arrival', 'password_reset', 'refund']);
+    // The reply can only name tags of the vocabulary: the schema's enum is the same list.
+    const { schema } = model.requests[0].response_format.json_schema;
+    assert.deepEqual([...schema.properties.tags.items.properties.name.enum].sort(), [...data.allowed_tags].sort());
   });
 
   it('retries a reply with a tag outside the vocabulary, then answers 503, never returning it', async () => {
