@@ -1,3 +1,5 @@
+import net from 'node:net';
+
 /** Whether a process is running (signal 0 checks without sending anything). */
 export function alive(pid: number): boolean {
   try {
@@ -6,4 +8,13 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Binds a port on loopback and holds it, closing every connection at once, as a process that is still dying would hold it. */
+export function holdPort(port: number): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer((socket) => socket.destroy());
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
 }

@@ -10,7 +10,6 @@
  */
 import { strict as assert } from 'node:assert';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'mocha';
 import weaviate, { WeaviateClient } from 'weaviate-client';
@@ -21,7 +20,7 @@ import { runDir } from '../../scripts/stack/stack';
 import { readWeaviateKey } from '../../scripts/stack/weaviate-key';
 import { article } from '../helpers/factories';
 import { freshTenant, requireStack } from '../helpers/harness';
-import { alive } from '../helpers/processes';
+import { alive, holdPort } from '../helpers/processes';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Articles per upload: enough batches that a kill lands while they are being stored. */
@@ -29,15 +28,6 @@ const ARTICLES = 400;
 const WORDS = ['amber', 'basil', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper'];
 const phrase = (i: number) =>
   `${WORDS[i % 10]} ${WORDS[Math.floor(i / 10) % 10]} ${WORDS[Math.floor(i / 100) % 10]} setting ${i}`;
-
-/** Binds a port on loopback and holds it, closing every connection at once, as a process that is still dying would hold it. */
-function holdPort(port: number): Promise<net.Server> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer((socket) => socket.destroy());
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
 
 describe('npm start supervises every process: Weaviate, Temporal and an embedding server killed with SIGKILL come back by themselves', function () {
   this.timeout(600_000);
