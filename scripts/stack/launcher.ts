@@ -67,6 +67,7 @@ export async function launchStart(o: {
     EMBEDDINGS_PORT: String(ports.embeddings),
     EMBEDDINGS_QUERY_PORT: String(ports.embeddingsQuery),
     TAG_EMBEDDINGS_PORT: String(ports.englishEncoder),
+    CHAT_MODEL_PORT: String(ports.chatModel),
   });
   // Its own process group, so that Ctrl-C can reach the launcher and its children at once, as from a terminal.
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'scripts/stack/start.ts'], {

