@@ -64,6 +64,24 @@ export interface ChatSettings {
   fallback: 'local' | 'none';
   /** `auto`: a strict json_schema, json_object once the server refuses it; or one of them always. */
   responseFormat: 'auto' | 'json_schema' | 'json_object';
+  /**
+   * `frequency_penalty` of every call (CHAT_FREQUENCY_PENALTY, -2 to 2; 0: not sent). At
+   * temperature 0 a small model repeats a sentence until its token bound; a mild penalty stops it.
+   */
+  frequencyPenalty: number;
+}
+
+/** The default `frequency_penalty`: enough to stop a small model's loops (docs/benchmarks.md, bench:models). */
+export const DEFAULT_FREQUENCY_PENALTY = 0.5;
+
+/** A number from `min` to `max` from the environment, or the fallback. */
+function rangeEnv(env: NodeJS.ProcessEnv, name: string, o: { min: number; max: number; fallback: number }): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return o.fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < o.min || value > o.max)
+    throw new Error(`${name} must be a number from ${o.min} to ${o.max}, got "${raw}"`);
+  return value;
 }
 
 /** One of `choices` from the environment, or the fallback. */
@@ -92,6 +110,7 @@ function loadChatSettings(env: NodeJS.ProcessEnv): ChatSettings | undefined {
     ) as Record<ChatCapability, number>,
     fallback: choiceEnv(env, 'CHAT_FALLBACK', ['local', 'none'], 'local'),
     responseFormat: choiceEnv(env, 'CHAT_RESPONSE_FORMAT', ['auto', 'json_schema', 'json_object'], 'auto'),
+    frequencyPenalty: rangeEnv(env, 'CHAT_FREQUENCY_PENALTY', { min: -2, max: 2, fallback: DEFAULT_FREQUENCY_PENALTY }),
   };
 }
 

@@ -48,7 +48,7 @@ export function judgeSchema(rules: Rule[], withCorrectness: boolean): ReplySchem
   };
   const correctness = strictObject({
     verdict: { type: 'string', enum: [...VERDICTS] },
-    score: { type: 'number', minimum: 0, maximum: 5 },
+    score: { type: 'integer', minimum: 0, maximum: 5 },
     explanation: { type: 'string' },
   });
   // An enum must name something: a batch without rules asks for the correctness alone.

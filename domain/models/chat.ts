@@ -151,6 +151,7 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
           messages: call.messages,
           temperature: 0,
           max_tokens: config.maxTokens[call.capability],
+          ...(config.frequencyPenalty ? { frequency_penalty: config.frequencyPenalty } : {}),
           ...responseFormat(call.schema),
         },
         { signal: call.signal },

@@ -248,6 +248,15 @@ describe('model gateway', () => {
         () => loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_MAX_TOKENS_JUDGE: '0' }),
         /CHAT_MAX_TOKENS_JUDGE/,
       );
+      // A mild frequency penalty by default (a small model loops at temperature 0), none when set to 0.
+      assert.equal(server.requests.at(-1).frequency_penalty, 0.5);
+      const unpenalized = loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_FREQUENCY_PENALTY: '0' }).chat!;
+      await createChatGateway(unpenalized).complete!(hi);
+      assert.equal(server.requests.at(-1).frequency_penalty, undefined);
+      assert.throws(
+        () => loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_FREQUENCY_PENALTY: '3' }),
+        /CHAT_FREQUENCY_PENALTY/,
+      );
       assert.throws(
         () => loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_FALLBACK: 'maybe' }),
         /CHAT_FALLBACK/,

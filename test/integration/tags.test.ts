@@ -213,8 +213,8 @@ describe('POST /v1/tag (model engine, test model server)', () => {
       kind: 'answer',
       content: JSON.stringify({
         tags: [
-          { name: 'refund', score: 0.4 },
-          { name: 'card_arrival', score: 0.9 },
+          { name: 'refund', confidence: 40 },
+          { name: 'card_arrival', confidence: 90 },
         ],
       }),
     };
@@ -238,7 +238,7 @@ describe('POST /v1/tag (model engine, test model server)', () => {
   });
 
   it('retries a reply with a tag outside the vocabulary, then answers 503, never returning it', async () => {
-    model.mode = { kind: 'answer', content: JSON.stringify({ tags: [{ name: 'free-money', score: 1 }] }) };
+    model.mode = { kind: 'answer', content: JSON.stringify({ tags: [{ name: 'free-money', confidence: 100 }] }) };
     model.requests.length = 0;
     const res = await app.post('/v1/tag', { message: 'My card has not arrived' });
     assert.equal(res.status, 503, JSON.stringify(res.body));

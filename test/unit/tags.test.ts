@@ -171,10 +171,10 @@ describe('keyword tags', () => {
 
 describe('model tag replies', () => {
   const o = { vocabulary: ['refund', 'card_arrival'], limit: 5 };
-  it('accepts tags of the vocabulary with scores 0..1, best first, each once', () => {
+  it('accepts tags of the vocabulary with confidences 0..100 as scores 0..1, best first, each once', () => {
     assert.deepEqual(
       parseModelTags(
-        '```json\n{"tags":[{"name":"refund","score":0.2},{"name":"card_arrival","score":0.8},{"name":"refund","score":0.1}]}\n```',
+        '```json\n{"tags":[{"name":"refund","confidence":20},{"name":"card_arrival","confidence":80},{"name":"refund","confidence":10}]}\n```',
         o,
       ),
       [
@@ -187,9 +187,9 @@ describe('model tag replies', () => {
   for (const [why, reply] of [
     ['not JSON', 'refund'],
     ['no list', '{"tag": "refund"}'],
-    ['an invented tag', '{"tags":[{"name":"free-money","score":1}]}'],
-    ['a score out of range', '{"tags":[{"name":"refund","score":1.5}]}'],
-    ['a score that is not a number', '{"tags":[{"name":"refund","score":"high"}]}'],
+    ['an invented tag', '{"tags":[{"name":"free-money","confidence":100}]}'],
+    ['a confidence out of range', '{"tags":[{"name":"refund","confidence":101}]}'],
+    ['a confidence that is not a number', '{"tags":[{"name":"refund","confidence":"high"}]}'],
   ]) {
     it(`refuses ${why} as unreadable (retried by the read path)`, () => {
       assert.throws(() => parseModelTags(reply, o), /could not be read/);
