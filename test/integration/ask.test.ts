@@ -341,6 +341,28 @@ describe('POST /v1/assistant/ask (model engine, test model server)', () => {
     assert.equal(res.body.responseType, 'ai-answer-with-kb-links');
   });
 
+  it('has the model rewrite a follow-up as a standalone question, in JSON, and searches for that', async () => {
+    const rewrite = 'How long do refunds take for a yearly plan?';
+    chat.mode = {
+      kind: 'answer',
+      content: (messages) =>
+        /Rewrite the last question/.test(messages[0].content)
+          ? JSON.stringify({ question: rewrite })
+          : JSON.stringify({ answer: 'Refunds are issued within 14 days [1].', sources: [1] }),
+    };
+    const first = await modelAsk({ query: 'How long do refunds take?' });
+    const chatId = first.headers.get('chat-identifier')!;
+    chat.requests.length = 0;
+    const res = await modelAsk({ query: 'and for a yearly one?' }, { 'Chat-Identifier': chatId });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const [rewriteRequest] = chat.requests;
+    assert.deepEqual(rewriteRequest.response_format.json_schema.schema.required, ['question']);
+    assert.equal(rewriteRequest.max_tokens, 100);
+    const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
+    const stored = await findAnswer({ weaviate }, { tenant: model.tenant, answerId: res.body.id });
+    assert.equal(stored?.standalone, rewrite);
+  });
+
   it('answers no-answer when the model says the sources do not answer', async () => {
     chat.mode = { kind: 'answer', content: JSON.stringify({ answer: null, sources: [] }) };
     const res = await modelAsk({ query: 'How long do refunds take?' }, { 'X-Language-Iso-Code': 'fr' });
