@@ -26,20 +26,30 @@ export function estimateTokens(text: string): number {
   return Math.ceil(n);
 }
 
-/** The longest prefix of `text` (whole code points) estimated at `tokens` or fewer. */
-export function fitTokens(text: string, tokens: number): string {
-  if (tokens <= 0) return '';
-  // Fast path: no character costs more than 4.
-  if (text.length * 4 <= tokens) return text;
+/**
+ * The longest prefix of `text` (whole code points) whose code points cost `budget` or less by
+ * `cost`, which is at most `maxCost` a code point. Returns `text` itself when it fits.
+ */
+export function prefixWithin(
+  text: string,
+  o: { budget: number; cost: (cp: number) => number; maxCost: number },
+): string {
+  if (o.budget <= 0) return '';
+  // Fast path: every code point is one UTF-16 unit or two, and costs at most maxCost.
+  if (text.length * o.maxCost <= o.budget) return text;
   let used = 0;
   let end = 0;
   for (const ch of text) {
-    used += charTokens(ch.codePointAt(0)!);
-    if (used > tokens) break;
+    used += o.cost(ch.codePointAt(0)!);
+    if (used > o.budget) break;
     end += ch.length;
   }
   return end === text.length ? text : text.slice(0, end);
 }
+
+/** The longest prefix of `text` (whole code points) estimated at `tokens` or fewer. */
+export const fitTokens = (text: string, tokens: number) =>
+  prefixWithin(text, { budget: tokens, cost: charTokens, maxCost: 4 });
 
 /** The longest suffix of `text` (whole code points) estimated at `tokens` or fewer. */
 export function fitTokensFromEnd(text: string, tokens: number): string {

@@ -11,6 +11,8 @@
  * 512, whatever the language.
  */
 
+import { prefixWithin } from './prompt-budget';
+
 const SPECIAL_TOKENS = 2; // <s> and </s>
 const WORD_MARKER = 1; // the metaspace SentencePiece puts in front of the text
 
@@ -35,15 +37,6 @@ export function tokenBound(text: string): number {
  */
 export function truncateToWindow(text: string, o: { maxTokens: number; prefix: string }): string {
   const budget = o.maxTokens - SPECIAL_TOKENS - tokenBound(o.prefix);
-  if (budget <= 0) return '';
-  // Fast path: every code point is one UTF-16 unit or two, and bounds at most 18 tokens.
-  if (text.length * 18 <= budget) return text;
-  let used = 0;
-  let end = 0;
-  for (const ch of text) {
-    used += codePointTokenBound(ch.codePointAt(0)!);
-    if (used > budget) break;
-    end += ch.length;
-  }
-  return end === text.length ? text : text.slice(0, end);
+  // A code point bounds at most 18 tokens (U+FDFA).
+  return prefixWithin(text, { budget, cost: codePointTokenBound, maxCost: 18 });
 }
