@@ -16,6 +16,8 @@ export interface ReadRecord {
   operation: string;
   ms: number;
   status: number;
+  /** The chat model's tokens the read spent (summary, sentiment, tag with a model). */
+  tokens?: { promptTokens: number; completionTokens: number };
 }
 
 /** Latencies kept per tenant and operation between two flushes, for the percentiles. */
@@ -29,10 +31,14 @@ class Tally {
   failed = 0;
   timedOut = 0;
   maxMs = 0;
+  promptTokens = 0;
+  completionTokens = 0;
   readonly samples: number[] = [];
 
   add(r: ReadRecord): void {
     this.count += 1;
+    this.promptTokens += r.tokens?.promptTokens ?? 0;
+    this.completionTokens += r.tokens?.completionTokens ?? 0;
     if (r.status === 408) this.timedOut += 1;
     else if (r.status >= 500) this.failed += 1;
     this.maxMs = Math.max(this.maxMs, r.ms);
@@ -48,6 +54,9 @@ class Tally {
       p50Ms: percentile(sorted, 0.5),
       p95Ms: percentile(sorted, 0.95),
       maxMs: this.maxMs,
+      ...(this.promptTokens + this.completionTokens > 0
+        ? { promptTokens: this.promptTokens, completionTokens: this.completionTokens }
+        : {}),
     };
   }
 }

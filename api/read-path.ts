@@ -19,7 +19,7 @@ import type { Embedder } from '../domain/models/embeddings';
 import type { Operation } from '../workflows/constants';
 import { ApiError, requestTimeout } from './errors';
 import { deadlinePassed } from './middlewares/deadline';
-import type { ReadLog } from './read-log';
+import type { ReadLog, ReadRecord } from './read-log';
 import { applicationFailureToApiError } from './temporal-errors';
 
 export interface ReadPolicy {
@@ -64,6 +64,8 @@ export interface ReadRequest<R> {
   read: (deps: ReadDeps) => Promise<R>;
   /** Timeouts and retries of this read, when not the runner's own (a model call takes longer). */
   policy?: ReadPolicy;
+  /** The model tokens the read spent, read when it ends, for the read log. */
+  tokens?: () => ReadRecord['tokens'];
 }
 
 /** Time spent per phase of the last read, for the Server-Timing header. */
@@ -138,7 +140,13 @@ export class ReadRunner {
       status = err instanceof ApiError ? err.code : 500;
       throw err;
     } finally {
-      this.deps.log?.record({ tenant: o.tenant, operation: o.operation, ms: Date.now() - started, status });
+      this.deps.log?.record({
+        tenant: o.tenant,
+        operation: o.operation,
+        ms: Date.now() - started,
+        status,
+        tokens: o.tokens?.(),
+      });
     }
   }
 }

@@ -20,6 +20,9 @@ export interface ReadStats {
   p50Ms: number;
   p95Ms: number;
   maxMs: number;
+  /** The chat model's tokens these reads spent, when a model answered them. */
+  promptTokens?: number;
+  completionTokens?: number;
 }
 
 export interface ReadBatch {
@@ -33,7 +36,10 @@ export interface ReadLogState {
   tenant: string;
   /** When these totals started (the first run's start). */
   since?: string;
-  totals?: Record<string, { count: number; failed: number; timedOut: number }>;
+  totals?: Record<
+    string,
+    { count: number; failed: number; timedOut: number; promptTokens?: number; completionTokens?: number }
+  >;
 }
 
 export const readsSignal = defineSignal<[ReadBatch]>('reads');
@@ -52,6 +58,10 @@ export async function readLogWorkflow(state: ReadLogState): Promise<void> {
       total.count += stats.count;
       total.failed += stats.failed;
       total.timedOut += stats.timedOut;
+      if (stats.promptTokens || stats.completionTokens) {
+        total.promptTokens = (total.promptTokens ?? 0) + (stats.promptTokens ?? 0);
+        total.completionTokens = (total.completionTokens ?? 0) + (stats.completionTokens ?? 0);
+      }
     }
     upsertMemo({ since, totals, lastBatch: batch });
   });

@@ -44,16 +44,20 @@ export interface ReadRoute<Body, Query, Input, Result> {
 /** The header an answer of the built-in engine carries when it stood in for the model. */
 export const FALLBACK_HEADER = 'X-Engine-Fallback';
 
-/** A gateway that notes whether a call of it failed or is still running when the read gives up. */
+/** A gateway that notes whether a call of it failed or is still running when the read gives up, and the tokens its calls spent. */
 function watched(chat: ChatGateway) {
   const state = { failed: false, pending: 0 };
+  const tokens = { promptTokens: 0, completionTokens: 0 };
   const gateway: ChatGateway = chat.complete
     ? {
         ...chat,
         complete: async (call) => {
           state.pending += 1;
           try {
-            return await chat.complete!(call);
+            const reply = await chat.complete!(call);
+            tokens.promptTokens += reply.usage.promptTokens;
+            tokens.completionTokens += reply.usage.completionTokens;
+            return reply;
           } catch (err) {
             state.failed = true;
             throw err;
@@ -63,7 +67,7 @@ function watched(chat: ChatGateway) {
         },
       }
     : chat;
-  return { gateway, modelFailed: () => state.failed || state.pending > 0 };
+  return { gateway, modelFailed: () => state.failed || state.pending > 0, tokens: () => ({ ...tokens }) };
 }
 
 /** Says in the response and the log that the built-in engine answered for the model, and why (`reason`: the model's failure). */
@@ -90,6 +94,7 @@ export function readRoute<Body, Query, Input, Result>(
     const { tenant } = ctx.state.auth as AuthState;
     const input = route.prepare({ body, query, headers, tenant });
     const timings: Timings = {};
+    const { gateway, modelFailed, tokens } = watched(forTenant(model ? deps.chat : LOCAL_CHAT, tenant));
     const run = (chat: ChatGateway, deadline: number) =>
       deps.reads.run({
         operation: route.operation,
@@ -97,8 +102,8 @@ export function readRoute<Body, Query, Input, Result>(
         deadline,
         policy: chat.complete ? modelPolicy(deps.chatTimeoutMs) : READ_POLICY,
         read: (d) => route.read({ ...d, timings, chat }, input),
+        tokens: chat.complete ? tokens : undefined,
       });
-    const { gateway, modelFailed } = watched(forTenant(model ? deps.chat : LOCAL_CHAT, tenant));
     let outcome;
     try {
       // A deadline too close for a reserve leaves the model all of it (and no fallback the time to run).

@@ -105,7 +105,7 @@ describe('model tokens: accounting and the daily budget', () => {
 
   before(async () => {
     // The test server reports 11 prompt and 3 completion tokens a call: the third call reaches 42.
-    m = await startModelApp({ CHAT_TOKENS_PER_DAY: '30', TOKEN_SYNC_MS: '200' });
+    m = await startModelApp({ CHAT_TOKENS_PER_DAY: '30', TOKEN_SYNC_MS: '200', READ_LOG_FLUSH_MS: '200' });
     m.chat.mode = { kind: 'answer', content: JSON.stringify({ sentiment: 0 }) };
   });
 
@@ -157,6 +157,17 @@ describe('model tokens: accounting and the daily budget', () => {
       ...rows[0],
       day: new Date(Date.now()).toISOString().slice(0, 10),
     });
+    // The tenant's read log in the Temporal Web UI counts them too, with the reads that spent them.
+    let totals: Record<string, { count: number; promptTokens?: number; completionTokens?: number }> = {};
+    for (let i = 0; i < 40 && totals.sentiment?.promptTokens !== 33; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      const log = await m.app.temporal.workflow
+        .getHandle(`reads:${m.tenant}`)
+        .describe()
+        .catch(() => undefined);
+      totals = (log?.memo?.totals as typeof totals | undefined) ?? {};
+    }
+    assert.deepEqual(totals.sentiment, { count: 4, failed: 0, timedOut: 0, promptTokens: 33, completionTokens: 9 });
     const bad = runScript('scripts/tokens.ts', '--from', '2026-13-45');
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /YYYY-MM-DD/);
