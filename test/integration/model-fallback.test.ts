@@ -167,7 +167,7 @@ describe('model tokens: accounting and the daily budget', () => {
         .catch(() => undefined);
       totals = (log?.memo?.totals as typeof totals | undefined) ?? {};
     }
-    assert.deepEqual(totals.sentiment, { count: 4, failed: 0, timedOut: 0, promptTokens: 33, completionTokens: 9 });
+    assert.deepEqual(totals.sentiment, { count: 3, failed: 0, timedOut: 0, promptTokens: 33, completionTokens: 9 });
     const bad = runScript('scripts/tokens.ts', '--from', '2026-13-45');
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /YYYY-MM-DD/);
