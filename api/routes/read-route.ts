@@ -111,8 +111,8 @@ export function readRoute<Body, Query, Input, Result>(
       outcome = await run(gateway, fallback && reserved > Date.now() ? reserved : ctx.state.deadline);
     } catch (err) {
       if (!fallback || !modelFailed()) throw err;
-      markFallback(ctx, err);
       outcome = await run(LOCAL_CHAT, ctx.state.deadline);
+      markFallback(ctx, err);
     }
     ctx.set('Server-Timing', serverTiming(outcome.timing, timings));
     ctx.body = route.respond(outcome.result, input);
