@@ -13,9 +13,9 @@
  * events; namespace retention removes it with the execution.
  *
  * With `fallback: 'local'` (CHAT_FALLBACK), a model call that fails for good (down, rate-limited
- * past its retries, unreadable, out of time) is not the ask's failure: a failed rewrite leaves
- * the follow-up to the local rewrite, a failed composition is made by the local engine, and the
- * result says why (`fallback`), beside the failed activity in the history. The model's calls then
+ * past its retries, unreadable, out of time) is not the ask's failure: the rest of the ask is
+ * local (a failed rewrite leaves the follow-up to the local rewrite, and the local engine composes
+ * the answer), and the result says why (`fallback`), beside the failed activity in the history. The model's calls then
  * end FALLBACK_RESERVE_MS before the request's deadline, so the local engine has time to answer.
  */
 import {
