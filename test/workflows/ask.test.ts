@@ -233,4 +233,82 @@ describe('askWorkflow (time-skipping)', () => {
       });
     });
   });
+
+  it('composes with the local engine when the model fails for good and CHAT_FALLBACK=local, recording why', async () => {
+    const calls: string[] = [];
+    const stored: { answer: { engine: string; fallback?: { reason: string } } }[] = [];
+    const unreadable: AskActivities['composeModelAnswer'] = async () => {
+      calls.push('composeModelAnswer');
+      throw ApplicationFailure.create({
+        type: 'ModelOutputInvalid',
+        message: 'the model service returned an answer that could not be read (cut at 512 tokens)',
+        nonRetryable: true,
+      });
+    };
+    await withTestWorkers(
+      { activities: recordingSteps(calls, stored as unknown[], unreadable) },
+      async ({ env, client, taskQueue }) => {
+        const q = question();
+        const result = await client.workflow.execute(askWorkflow, {
+          taskQueue,
+          workflowId: `ask:t1:${q.answerId}`,
+          args: [await input(env, { question: q, engine: 'openai', fallback: 'local' })],
+        });
+        assert.deepEqual(calls, ['retrieveSources', 'composeModelAnswer', 'composeLocalAnswer', 'storeAnswer']);
+        assert.equal(result.engine, 'local');
+        assert.match(result.fallback!.reason, /cut at 512 tokens/);
+        assert.deepEqual(stored[0].answer.fallback, result.fallback);
+        assert.equal(stored[0].answer.engine, 'local');
+      },
+    );
+  });
+
+  it('ends a stalled model 3 s before the deadline and answers locally in time, after a failed rewrite too', async () => {
+    const calls: string[] = [];
+    const stalled: AskActivities['composeModelAnswer'] = () =>
+      new Promise((_, reject) =>
+        Context.current().cancellationSignal.addEventListener('abort', () => reject(new Error('cancelled'))),
+      );
+    const steps = {
+      ...recordingSteps(calls, [], stalled),
+      rewriteFollowUp: stalled as unknown as AskActivities['rewriteFollowUp'],
+    };
+    await withTestWorkers({ activities: steps }, async ({ env, client, taskQueue }) => {
+      const q = question({ followUp: true, question: 'And how long is it valid?' });
+      const deadline = (await env.currentTimeMs()) + 20_000;
+      const workflowId = `ask:t1:${q.answerId}`;
+      const result = await client.workflow.execute(askWorkflow, {
+        taskQueue,
+        workflowId,
+        args: [await input(env, { question: q, engine: 'openai', fallback: 'local', deadline })],
+      });
+      // No composition by the model after its rewrite failed: the rest of the ask is local.
+      assert.deepEqual(calls, ['readSessionTurns', 'retrieveSources', 'composeLocalAnswer', 'storeAnswer']);
+      assert.equal(result.engine, 'local');
+      assert.ok(result.fallback);
+      const events = await historyOf({ env, workflowId });
+      const completed = events.find((e) => e.workflowExecutionCompletedEventAttributes)!;
+      assert.ok(
+        eventTimeMs(completed) <= deadline - 3000 + 1000,
+        'answered before the deadline, with the reserve left',
+      );
+    });
+  });
+
+  it('fails as before with CHAT_FALLBACK=none', async () => {
+    const failing: AskActivities['composeModelAnswer'] = async () => {
+      throw ApplicationFailure.create({ type: 'DependencyUnavailable', message: 'down', nonRetryable: true });
+    };
+    await withTestWorkers({ activities: recordingSteps([], [], failing) }, async ({ env, client, taskQueue }) => {
+      const q = question();
+      await assert.rejects(
+        client.workflow.execute(askWorkflow, {
+          taskQueue,
+          workflowId: `ask:t1:${q.answerId}`,
+          args: [await input(env, { question: q, engine: 'openai', fallback: 'none' })],
+        }),
+        WorkflowFailedError,
+      );
+    });
+  });
 });

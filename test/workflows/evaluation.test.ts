@@ -141,4 +141,42 @@ describe('workflows: evaluate (time-skipping)', () => {
       assert.deepEqual(attempts, [1]);
     });
   });
+
+  it('grades with the built-in judge when the model judge fails for good and CHAT_FALLBACK=local, saying why', async () => {
+    const engines: (string | undefined)[] = [];
+    const { gradeOutput: builtin } = gradingActivities(cpu);
+    const modelDown: Pick<Activities, 'gradeOutput'> = {
+      async gradeOutput(input) {
+        engines.push(input.engine);
+        if (input.engine !== 'local')
+          throw ApplicationFailure.retryable('the model service is unavailable', FAILURE_TYPES.unavailable);
+        return builtin(input);
+      },
+    };
+    await withTestWorkers({ activities: modelDown }, async (w) => {
+      const tenant = freshTenant();
+      const deadline = (await w.env.currentTimeMs()) + 60_000;
+      const result = await w.client.workflow.execute(evaluateWorkflow, {
+        taskQueue: w.taskQueue,
+        workflowId: `evaluate:${tenant}:fallback`,
+        args: [
+          {
+            tenant,
+            messages,
+            output: 'Open Settings and choose Reset password.',
+            rules: RULES,
+            engine: 'openai',
+            fallback: 'local',
+            deadline,
+          },
+        ],
+      });
+      assert.deepEqual(engines, [undefined, undefined, undefined, 'local']);
+      assert.equal(result.fallback?.reason, 'the model service is unavailable');
+      assert.deepEqual(
+        result.rules.map((r) => r.outcome),
+        ['pass', 'pass'],
+      );
+    });
+  });
 });
