@@ -168,16 +168,19 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
       dataBudget({ contextTokens: config.contextTokens, maxTokens: config.maxTokens[capability], system }),
     async complete(call) {
       const started = Date.now();
+      const sentSchema = Boolean(call.schema) && jsonSchema;
       let res;
       try {
         res = await send(call);
       } catch (err) {
         // Only `auto` learns: a server configured for json_schema that refuses it is a configuration error to see.
-        if (!(call.schema && jsonSchema && config.responseFormat === 'auto' && refusesFormat(err))) throw err;
+        if (!(sentSchema && config.responseFormat === 'auto' && refusesFormat(err))) throw err;
+        // Calls sent before the first refusal came back are refused too: one warning, each sent again.
+        if (jsonSchema)
+          observer.warn?.(
+            'the chat model service refused a json_schema response format; JSON replies are asked for with json_object from now on (still validated)',
+          );
         jsonSchema = false;
-        observer.warn?.(
-          'the chat model service refused a json_schema response format; JSON replies are asked for with json_object from now on (still validated)',
-        );
         res = await send(call);
       }
       const choice = res?.choices?.[0];
