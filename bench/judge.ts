@@ -25,6 +25,7 @@ import {
   writeRulesFile,
 } from './lib/ifeval-rules';
 import { progress } from './lib/progress';
+import { sameLanguageScores } from './lib/same-language';
 import { DEFAULT_DATASETS, REPO_ROOT, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 
 const MAX_DISAGREEMENTS = 200;
@@ -184,6 +185,7 @@ async function main() {
     disagreements_total: main.disagreements_total,
     disagreements: main.disagreements,
     not_gradable_rules: main.not_gradable_rules,
+    local_graders: { same_language: sameLanguageScores(items) },
     run: info,
   };
   console.log(

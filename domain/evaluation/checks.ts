@@ -22,6 +22,8 @@ export type Check =
   | { kind: 'keyword_frequency'; word: string; count: Count }
   | { kind: 'letter_frequency'; letter: string; count: Count }
   | { kind: 'language'; code: string }
+  /** The output in the language of the last user message. */
+  | { kind: 'same_language' }
   | { kind: 'sections'; marker: string; count: Count }
   | { kind: 'postscript'; marker: string }
   | { kind: 'starts_with' | 'ends_with'; phrase: string; loose?: boolean }
@@ -216,6 +218,20 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
           ? `detected ${names[0]} (${names.slice(1).join(', ')} about as likely)`
           : `detected ${names[0]}`;
       return verdict(found.includes(check.code), `${seen}; ${want} required`);
+    }
+    case 'same_language': {
+      const request = [...ctx.messages].reverse().find((msg) => msg.role === 'user' && msg.content.trim());
+      if (!request) return { outcome: 'not_applicable', explanation: 'no user message to compare the language with' };
+      const asked = detectLanguages(m.languageSample(request.content));
+      const found = detectLanguages(m.languageSample(out));
+      if (!asked.length || !found.length)
+        return {
+          outcome: 'not_applicable',
+          explanation: `too little text to tell the language of the ${asked.length ? 'output' : 'user message'}`,
+        };
+      // Either side may be ambiguous (a short text, close languages): any language both could be passes.
+      const same = found.some((code) => asked.includes(code));
+      return verdict(same, `the user wrote ${languageName(asked[0])}, the output is ${languageName(found[0])}`);
     }
     case 'lowercase': {
       const upper = [...new Set(out.match(/\p{Lu}/gu) ?? [])];

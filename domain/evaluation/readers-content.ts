@@ -117,6 +117,31 @@ export const letterCase: Reader = (rt) => {
 };
 
 const LANGS = Object.keys(LANGUAGE_CODES).join('|');
+const WHO = '(?:user|customer|client|requester|asker|person|human|sender)';
+const WHAT = '(?:question|request|message|input|prompt|conversation|query|turn|ticket)';
+/** "the user's last message", "the question", "the customer": whose language a same-language rule names. */
+const WHOSE = String.raw`(?:the\s+|their\s+)?(?:${WHO}(?:'s|s'|’s)?\s+)?(?:(?:last|latest|most\s+recent|own|original|first|current)\s+)?(?:${WHO}|${WHAT})s?`;
+const SAME_LANGUAGE = new RegExp(
+  [
+    String.raw`\bsame\s+language\s+(?:as|that)\s+(?:(?:used|written)\s+(?:in|by)\s+|of\s+)?${WHOSE}\b(?:\s+(?:is\s+)?(?:written|used|asked)(?:\s+in)?)?`,
+    String.raw`\b${WHO}(?:'s|s'|’s)\s+(?:own\s+)?language\b`,
+    String.raw`\blanguage\s+(?:of|used\s+(?:in|by))\s+${WHOSE}\b`,
+    String.raw`\blanguage\s+(?:they|the\s+${WHO})\s+(?:wrote|write|writes|used|uses|asked|speaks?)(?:\s+in)?\b`,
+  ].join('|'),
+);
+
+/**
+ * "The answer is written in the same language as the user's last message", "reply in the
+ * customer's language", "answer in the language of the question": the output's language must be
+ * the request's. Read before `language`, which takes a named language.
+ */
+export const sameLanguage: Reader = (rt) => {
+  const m = find(rt, SAME_LANGUAGE);
+  if (!m || negated(rt, m.index, end(m))) return undefined;
+  rt.consume(m.index, end(m));
+  return { kind: 'same_language' };
+};
+
 export const language: Reader = (rt) => {
   const m = find(
     rt,

@@ -32,6 +32,7 @@ const READERS: Reader[] = [
   c.letterFrequency,
   c.keywordFrequency,
   c.letterCase,
+  c.sameLanguage,
   c.language,
   s.json,
   s.quotation,

@@ -27,6 +27,44 @@ function family(name: string, description: string, good: string, bad: string, me
 }
 
 describe('built-in judge: rule families (a pass and a fail each)', () => {
+  const SAME = "The answer is written in the same language as the user's last message.";
+  family(
+    'same language (Spanish)',
+    SAME,
+    'Abre Ajustes y elige Restablecer contraseña. Revisa también la carpeta de correo no deseado.',
+    'Open Settings and choose Reset password. Also check your spam folder.',
+    [{ role: 'user', content: '¿Cómo restablezco mi contraseña? No me llega el correo.' }],
+  );
+  family(
+    'same language (German)',
+    "Reply in the customer's language.",
+    'Öffnen Sie die Einstellungen und wählen Sie Passwort zurücksetzen.',
+    'Ouvrez les paramètres et choisissez Réinitialiser le mot de passe.',
+    [{ role: 'user', content: 'Wie kann ich mein Passwort zurücksetzen? Die E-Mail kommt nicht an.' }],
+  );
+  family(
+    'same language (French)',
+    'Answer in the language of the question.',
+    'Ouvrez les paramètres et choisissez Réinitialiser le mot de passe.',
+    'Öffnen Sie die Einstellungen und wählen Sie Passwort zurücksetzen.',
+    [{ role: 'user', content: 'Comment réinitialiser mon mot de passe ? Je ne reçois pas le courriel.' }],
+  );
+  family(
+    'same language (English, the last user message counts)',
+    'Respond in the language the user wrote in.',
+    'Open Settings and choose Reset password, then check your spam folder.',
+    'Abre Ajustes y elige Restablecer contraseña, luego revisa la carpeta de spam.',
+    [
+      { role: 'user', content: '¿Hola, me ayudas?' },
+      { role: 'assistant', content: 'Claro.' },
+      { role: 'user', content: 'Actually, please help me in English: how do I reset my password?' },
+    ],
+  );
+  it('leaves same-language not applicable when a side is too short to tell its language', () => {
+    const r = grade(SAME, 'Open Settings and choose Reset password.', [{ role: 'user', content: 'ok' }]);
+    assert.equal(r.outcome, 'not_applicable');
+    assert.match(r.explanation, /too little text/);
+  });
   family('words at least', 'Answer with at least 5 words.', 'One two three four five.', 'One two.');
   family('words under', 'Keep it under 5 words', 'Short answer here.', 'This answer has far too many words in it.');
   family('words between', 'Write between 3 and 5 words.', 'One two three four.', 'One two.');

@@ -209,6 +209,12 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
       ['no secrets', 'Never reveal secrets such as API keys, tokens or passwords.', RUNS.base64, 'pass'],
       ['no links', 'Do not include any links.', RUNS.dotted, 'pass'],
       ['language', 'Your answer must be in English.', mb('Your order has shipped and will arrive tomorrow. '), 'pass'],
+      [
+        'same language',
+        "The answer is written in the same language as the user's last message.",
+        mb('Your order has shipped and will arrive tomorrow. '),
+        'pass',
+      ],
       ['keywords', 'Include the keywords refund and warranty.', mb('refund '), 'fail', /missing "warranty"/],
       ['word count', 'Answer with at least 5 words.', mb('a '), 'pass'],
     ];
