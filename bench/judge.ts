@@ -25,6 +25,7 @@ import {
   writeRulesFile,
 } from './lib/ifeval-rules';
 import { progress } from './lib/progress';
+import { onTopicScores } from './lib/on-topic';
 import { sameLanguageScores } from './lib/same-language';
 import { DEFAULT_DATASETS, REPO_ROOT, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 
@@ -185,7 +186,10 @@ async function main() {
     disagreements_total: main.disagreements_total,
     disagreements: main.disagreements,
     not_gradable_rules: main.not_gradable_rules,
-    local_graders: { same_language: sameLanguageScores(items) },
+    local_graders: {
+      same_language: sameLanguageScores(items),
+      on_topic: await onTopicScores(resolveDatasets(o.datasets)),
+    },
     run: info,
   };
   console.log(

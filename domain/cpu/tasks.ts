@@ -7,12 +7,12 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { gradeWithBuiltinJudge, type JudgeRule } from '../evaluation/builtin-judge';
-import type { Message } from '../evaluation/checks';
+import type { CheckContext } from '../evaluation/checks';
 import { redact, type Redaction } from '../evaluation/redact';
 import type { Grading } from '../evaluation/results';
 import { fitTagModel, type TagModel, type TagTrainingInputs } from '../tags/model';
 
-export function gradeBuiltin(input: { messages: Message[]; output: string; rules: JudgeRule[] }): Grading {
+export function gradeBuiltin(input: CheckContext & { rules: JudgeRule[] }): Grading {
   return gradeWithBuiltinJudge(input);
 }
 

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import type { WeaviateClient } from 'weaviate-client';
 import { LINE_TOO_LONG, MAX_LINE_BYTES, parseLoggedCall, type LoggedCall } from '../contracts/logged-call';
 import type { ChatGateway } from '../models/chat';
+import type { Embedder } from '../models/embeddings';
 import {
   deleteResultsBefore,
   evalTenants,
@@ -61,6 +62,8 @@ const MAX_CHUNK_BYTES = 16 * 1024 * 1024;
 interface Deps {
   weaviate: () => Promise<WeaviateClient>;
   chat: ChatGateway;
+  /** For the on-topic rule's similarity (domain/evaluation/topic.ts). */
+  embedder?: Embedder;
   useCases: UseCaseStore;
   cpu: CpuPool;
   signal?: AbortSignal;
@@ -246,6 +249,7 @@ export async function gradeImportChunk(
         output: record.output,
         rules: useCase.rules,
         tenant: input.tenant,
+        interactive: false,
       });
       results.push(
         await storedResult(deps, {

@@ -7,7 +7,7 @@
  */
 import type { Rule } from '../contracts/evaluation';
 import { contentTokens } from '../ask/sentences';
-import { type Message, runCheck } from './checks';
+import { type CheckContext, type Message, runCheck } from './checks';
 import { orderRuleResults, type Grading, type RuleResult } from './results';
 import { readRule } from './rule-parser';
 
@@ -18,10 +18,7 @@ export const NEEDS_MODEL = 'this rule needs a model judge: the built-in judge ca
  * Grades one rule; exported for the benchmark and the tests. A rule read only in part fails when
  * the part read fails; otherwise it is not_applicable, saying what was checked and what was not.
  */
-export function gradeRule(
-  rule: Pick<Rule, 'id' | 'description'>,
-  ctx: { messages: Message[]; output: string },
-): RuleResult {
+export function gradeRule(rule: Pick<Rule, 'id' | 'description'>, ctx: CheckContext): RuleResult {
   const { check, unread } = readRule(rule.description);
   if (!check) return { ruleId: rule.id, outcome: 'not_applicable', explanation: NEEDS_MODEL };
   const r = runCheck(check, ctx);
@@ -52,14 +49,14 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** A rule as the judge needs it: `category` and `severity` may be left to their defaults. */
 export type JudgeRule = Pick<Rule, 'id' | 'description'> & Partial<Pick<Rule, 'category' | 'severity'>>;
 
-export function gradeWithBuiltinJudge(input: { messages: Message[]; output: string; rules: JudgeRule[] }): Grading {
+export function gradeWithBuiltinJudge(input: CheckContext & { rules: JudgeRule[] }): Grading {
   const { messages, output } = input;
   const rules: Rule[] = input.rules.map((r) => ({
     ...r,
     category: r.category ?? 'Custom',
     severity: r.severity ?? 'warning',
   }));
-  const results = rules.map((rule) => gradeRule(rule, { messages, output }));
+  const results = rules.map((rule) => gradeRule(rule, input));
   const severity = new Map(rules.map((r) => [r.id, r.severity]));
   const gradable = results.filter((r) => r.outcome !== 'not_applicable');
   const passed = gradable.filter((r) => r.outcome === 'pass').length;

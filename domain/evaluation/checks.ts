@@ -24,6 +24,8 @@ export type Check =
   | { kind: 'language'; code: string }
   /** The output in the language of the last user message. */
   | { kind: 'same_language' }
+  /** The output about what the last user message asks (their embeddings' similarity, measured before grading). */
+  | { kind: 'on_topic' }
   | { kind: 'sections'; marker: string; count: Count }
   | { kind: 'postscript'; marker: string }
   | { kind: 'starts_with' | 'ends_with'; phrase: string; loose?: boolean }
@@ -55,7 +57,16 @@ export interface Message {
 export interface CheckContext {
   output: string;
   messages: Message[];
+  /** The cosine similarity of the last user message (as a query) and the output (as a passage), when measured. */
+  topicSimilarity?: number;
 }
+
+/**
+ * The similarity an on-topic output reaches at least: chosen on StackFAQ's tuning queries (a
+ * query and an answer of its own thread, against an answer of another thread), with E5
+ * (docs/benchmarks.md, bench:judge, "On topic").
+ */
+export const ON_TOPIC_THRESHOLD = 0.8;
 
 export interface CheckResult {
   outcome: 'pass' | 'fail' | 'not_applicable';
@@ -232,6 +243,18 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       // Either side may be ambiguous (a short text, close languages): any language both could be passes.
       const same = found.some((code) => asked.includes(code));
       return verdict(same, `the user wrote ${languageName(asked[0])}, the output is ${languageName(found[0])}`);
+    }
+    case 'on_topic': {
+      const s = ctx.topicSimilarity;
+      if (s === undefined)
+        return {
+          outcome: 'not_applicable',
+          explanation: "the output's similarity to the user's message could not be measured (no embedding server)",
+        };
+      return verdict(
+        s >= ON_TOPIC_THRESHOLD,
+        `similarity to the user's message ${s.toFixed(3)}; ${ON_TOPIC_THRESHOLD} or more is on topic`,
+      );
     }
     case 'lowercase': {
       const upper = [...new Set(out.match(/\p{Lu}/gu) ?? [])];

@@ -7,7 +7,9 @@ import type { Rule } from '../contracts/evaluation';
 import type { CpuPool } from '../cpu/pool';
 import { type ChatGateway, forTenant } from '../models/chat';
 import { heartbeating, type Progress } from '../progress';
+import type { Embedder } from '../models/embeddings';
 import { gradeWithModel } from './model-judge';
+import { asksOnTopic, topicSimilarity } from './topic';
 import type { Grading } from './results';
 
 export interface GradeInput {
@@ -17,21 +19,36 @@ export interface GradeInput {
 }
 
 export async function gradeOutput(
-  deps: { chat: ChatGateway; cpu: CpuPool; signal?: AbortSignal; progress?: Progress },
+  deps: { chat: ChatGateway; cpu: CpuPool; embedder?: Embedder; signal?: AbortSignal; progress?: Progress },
   input: GradeInput & {
-    /** The tenant the model's tokens are counted for. */
+    /** The tenant the model's tokens are counted for, and whose turn the embedding calls take. */
     tenant?: string;
     /** `local`: the built-in judge, even with a model configured (it stands in for a failed model). */
     engine?: 'local';
+    /** Whether a request waits for the grading (evaluate) rather than a batch: its embeddings go first. */
+    interactive?: boolean;
   },
 ): Promise<Grading> {
-  const { tenant, engine, ...grade } = input;
+  const { tenant, engine, interactive, ...grade } = input;
   const work =
     deps.chat.complete && engine !== 'local'
       ? gradeWithModel({ chat: tenant ? forTenant(deps.chat, tenant) : deps.chat, ...grade, signal: deps.signal })
-      : deps.cpu.run({ task: 'gradeBuiltin', input: grade, signal: deps.signal });
+      : gradeBuiltin(deps, { ...grade, tenant, interactive: interactive ?? true });
   return heartbeating(work, {
     progress: deps.progress,
     details: { phase: 'grading', rules: input.rules.length, outputChars: input.output.length },
   });
+}
+
+/** The built-in judge on a CPU thread, with the output's similarity to the question when a rule asks whether it is on topic. */
+async function gradeBuiltin(
+  deps: { cpu: CpuPool; embedder?: Embedder; signal?: AbortSignal },
+  input: GradeInput & { tenant?: string; interactive: boolean },
+): Promise<Grading> {
+  const { tenant, interactive, ...grade } = input;
+  const similarity =
+    deps.embedder && asksOnTopic(grade.rules)
+      ? await topicSimilarity({ embedder: deps.embedder, signal: deps.signal }, { ...grade, tenant, interactive })
+      : undefined;
+  return deps.cpu.run({ task: 'gradeBuiltin', input: { ...grade, topicSimilarity: similarity }, signal: deps.signal });
 }

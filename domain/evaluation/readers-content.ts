@@ -142,6 +142,28 @@ export const sameLanguage: Reader = (rt) => {
   return { kind: 'same_language' };
 };
 
+const ON_TOPIC = new RegExp(
+  [
+    String.raw`\b(?:stays?|remains?|keeps?|be|is|are)\s+(?:strictly\s+|closely\s+)?on[-\s]topic\b`,
+    String.raw`\bon[-\s]topic\b`,
+    String.raw`\b(?:stays?|remains?|keeps?|sticks?)\s+(?:(?:strictly|closely)\s+)?(?:on|to)\s+${WHOSE}\b`,
+    String.raw`\b(?:relevant|related)\s+to\s+${WHOSE}\b`,
+    String.raw`\b(?:off[-\s]topic|unrelated\s+(?:topics?|subjects?|matters?)|drifts?|digress(?:es|ions?)?|tangents?)\b`,
+  ].join('|'),
+);
+
+/**
+ * "The answer stays on the user's question and does not drift to unrelated topics", "Stay on
+ * topic", "Keep the reply relevant to the question": the output must be about what the user asked.
+ * Every phrase of the kind is taken (a rule often says it twice, as a must and a must-not).
+ */
+export const onTopic: Reader = (rt) => {
+  let m = find(rt, ON_TOPIC);
+  if (!m) return undefined;
+  for (; m; m = find(rt, ON_TOPIC, end(m))) rt.consume(m.index, end(m));
+  return { kind: 'on_topic' };
+};
+
 export const language: Reader = (rt) => {
   const m = find(
     rt,

@@ -33,6 +33,7 @@ const READERS: Reader[] = [
   c.keywordFrequency,
   c.letterCase,
   c.sameLanguage,
+  c.onTopic,
   c.language,
   s.json,
   s.quotation,

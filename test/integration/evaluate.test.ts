@@ -50,6 +50,37 @@ describe('POST /v1/control/autoeval/evaluate (built-in judge)', () => {
     assert.deepEqual(named.body.rules.map((r: any) => r.ruleId).sort(), [...ids].sort());
   });
 
+  it("grades the default use case's on-topic rule from the embeddings, in English, Spanish and German", async () => {
+    const cases = [
+      {
+        question: 'How do I reset my password? The reset email never arrives.',
+        on: 'Check your spam folder for the reset email, or ask for a new one from the sign-in page.',
+        off: 'Our office has a lovely garden with roses, and the cafeteria serves pasta on Fridays.',
+      },
+      {
+        question: '¿Cómo restablezco mi contraseña? El correo de restablecimiento nunca llega.',
+        on: 'Revisa la carpeta de spam o pide un nuevo correo de restablecimiento desde la página de inicio de sesión.',
+        off: 'Nuestra oficina tiene un jardín precioso con rosas y la cafetería sirve pasta los viernes.',
+      },
+      {
+        question: 'Wie setze ich mein Passwort zurück? Die E-Mail zum Zurücksetzen kommt nie an.',
+        on: 'Sehen Sie im Spam-Ordner nach oder fordern Sie auf der Anmeldeseite eine neue E-Mail zum Zurücksetzen an.',
+        off: 'Unser Büro hat einen schönen Garten mit Rosen, und die Kantine serviert freitags Nudeln.',
+      },
+    ];
+    for (const c of cases) {
+      const outcome = async (output: string) => {
+        const res = await evaluate(key, { messages: [{ role: 'user', content: c.question }], output });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        const rule = res.body.rules.find((r: any) => r.ruleId === 'on-topic');
+        assert.match(rule.explanation, /similarity to the user's message/);
+        return rule.outcome;
+      };
+      assert.equal(await outcome(c.on), 'pass', c.on);
+      assert.equal(await outcome(c.off), 'fail', c.off);
+    }
+  });
+
   it('answers 400 for an unknown use case, for both rules and use_case, and for more than 100 rules', async () => {
     const unknown = await evaluate(key, { messages, output: 'x', use_case: 'no-such-case' });
     assert.equal(unknown.status, 400);

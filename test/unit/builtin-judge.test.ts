@@ -60,6 +60,21 @@ describe('built-in judge: rule families (a pass and a fail each)', () => {
       { role: 'user', content: 'Actually, please help me in English: how do I reset my password?' },
     ],
   );
+  it('reads on-topic rules in their common wordings, and grades them by the measured similarity', () => {
+    for (const description of [
+      "The answer stays on the user's question and does not drift to unrelated topics.",
+      'Stay on topic.',
+      'Keep the reply relevant to the question.',
+      'Do not go off-topic.',
+    ]) {
+      const at = (topicSimilarity?: number) =>
+        gradeWithBuiltinJudge({ messages: ASK, output: 'x', rules: [{ id: 'r', description }], topicSimilarity })
+          .rules[0];
+      assert.equal(at(0.95).outcome, 'pass', description);
+      assert.equal(at(0.5).outcome, 'fail', description);
+      assert.equal(at(undefined).outcome, 'not_applicable', description);
+    }
+  });
   it('leaves same-language not applicable when a side is too short to tell its language', () => {
     const r = grade(SAME, 'Open Settings and choose Reset password.', [{ role: 'user', content: 'ok' }]);
     assert.equal(r.outcome, 'not_applicable');
