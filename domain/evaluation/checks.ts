@@ -66,7 +66,7 @@ export interface CheckContext {
  * query and an answer of its own thread, against an answer of another thread), with E5
  * (docs/benchmarks.md, bench:judge, "On topic").
  */
-export const ON_TOPIC_THRESHOLD = 0.8;
+export const ON_TOPIC_THRESHOLD = 0.85;
 
 export interface CheckResult {
   outcome: 'pass' | 'fail' | 'not_applicable';
