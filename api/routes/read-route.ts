@@ -14,6 +14,7 @@ import type { Context, Middleware } from 'koa';
 import { forTenant, LOCAL_CHAT, type ChatGateway } from '../../domain/models/chat';
 import type { SearchPhase } from '../../domain/weaviate/retrieve';
 import { FALLBACK_RESERVE_MS, type Operation } from '../../workflows/constants';
+import { ApiError } from '../errors';
 import type { AuthState } from '../middlewares/auth';
 import type { ValidatedInput } from '../middlewares/validate';
 import { modelPolicy, READ_POLICY, type ReadDeps } from '../read-path';
@@ -44,9 +45,13 @@ export interface ReadRoute<Body, Query, Input, Result> {
 /** The header an answer of the built-in engine carries when it stood in for the model. */
 export const FALLBACK_HEADER = 'X-Engine-Fallback';
 
-/** A gateway that notes whether a call of it failed or is still running when the read gives up, and the tokens its calls spent. */
+/**
+ * A gateway that notes whether the model failed the read: a call of it failed, was still running
+ * when the read gave up, or answered and the read then failed with a 5xx (the engine could not use
+ * the reply); and the tokens its calls spent.
+ */
 function watched(chat: ChatGateway) {
-  const state = { failed: false, pending: 0 };
+  const state = { failed: false, pending: 0, answered: false };
   const tokens = { promptTokens: 0, completionTokens: 0 };
   const gateway: ChatGateway = chat.complete
     ? {
@@ -55,6 +60,7 @@ function watched(chat: ChatGateway) {
           state.pending += 1;
           try {
             const reply = await chat.complete!(call);
+            state.answered = true;
             tokens.promptTokens += reply.usage.promptTokens;
             tokens.completionTokens += reply.usage.completionTokens;
             return reply;
@@ -67,7 +73,9 @@ function watched(chat: ChatGateway) {
         },
       }
     : chat;
-  return { gateway, modelFailed: () => state.failed || state.pending > 0, tokens: () => ({ ...tokens }) };
+  const modelFailed = (err: unknown) =>
+    state.failed || state.pending > 0 || (state.answered && err instanceof ApiError && err.code >= 500);
+  return { gateway, modelFailed, tokens: () => ({ ...tokens }) };
 }
 
 /** Says in the response and the log that the built-in engine answered for the model, and why (`reason`: the model's failure). */
@@ -110,7 +118,7 @@ export function readRoute<Body, Query, Input, Result>(
       const reserved = ctx.state.deadline - FALLBACK_RESERVE_MS;
       outcome = await run(gateway, fallback && reserved > Date.now() ? reserved : ctx.state.deadline);
     } catch (err) {
-      if (!fallback || !modelFailed()) throw err;
+      if (!fallback || !modelFailed(err)) throw err;
       outcome = await run(LOCAL_CHAT, ctx.state.deadline);
       markFallback(ctx, err);
     }

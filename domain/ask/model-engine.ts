@@ -94,16 +94,16 @@ export function answerMessages(o: {
   ];
 }
 
-/** The model's reply, checked: `answer` null or a non-empty string, `sources` numbers in range. */
+/** The model's reply, checked: `answer` null or a string (an empty one is no answer), `sources` numbers in range. */
 export function parseModelAnswer(content: string, sourceCount: number): { answer: string | null; sources: number[] } {
   const reply = replyObject(content);
   const { answer, sources } = reply;
-  if (answer !== null && (typeof answer !== 'string' || answer.trim() === ''))
-    throw invalid('"answer" is neither text nor null');
+  if (answer !== null && typeof answer !== 'string') throw invalid('"answer" is neither text nor null');
   if (sources !== undefined && (!Array.isArray(sources) || !sources.every((n) => Number.isInteger(n))))
     throw invalid('"sources" is not a list of numbers');
   const cited = [...new Set<number>(sources ?? [])].filter((n) => n >= 1 && n <= sourceCount);
-  return { answer: answer === null ? null : answer.trim(), sources: cited };
+  // An empty answer says nothing: the sources do not answer, as null says (strict schemas cannot ask for a non-empty string).
+  return { answer: answer === null || answer.trim() === '' ? null : answer.trim(), sources: cited };
 }
 
 /** Citation markers the model wrote, such as [1] or [1, 2], with the blanks before them (from where they start). */

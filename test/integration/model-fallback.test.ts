@@ -55,6 +55,11 @@ describe('the chat model fails, CHAT_FALLBACK=local', () => {
       assert.equal(res.headers.get('x-engine-fallback'), 'local', path);
       assert.ok(m.chat.requests.length >= 1, `${path}: the model was tried first`);
     }
+    // The model answers, but nothing the engine can use (out of its range): the built-in engine answers too.
+    m.chat.mode = { kind: 'answer', content: JSON.stringify({ sentiment: 500 }) };
+    const unusable = await m.post('/v1/sentiment', { message: 'My card has not arrived and I am angry.' });
+    assert.equal(unusable.status, 200, JSON.stringify(unusable.body));
+    assert.equal(unusable.headers.get('x-engine-fallback'), 'local');
     // The model answers again: it is used again, and nothing says fallback.
     m.chat.mode = { kind: 'answer', content: JSON.stringify({ sentiment: 80 }) };
     const back = await m.post('/v1/sentiment', { message: 'Thanks, all good now.' });
