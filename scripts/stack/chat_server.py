@@ -48,6 +48,12 @@ def main():
         default=1.0,
         help="default penalty on tokens repeated within the last 64, for requests that set none (1.0: off, llama.cpp's default)",
     )
+    parser.add_argument(
+        "--dry-multiplier",
+        type=float,
+        default=0.0,
+        help="default DRY ('don't repeat yourself') penalty on repeated sequences, for requests that set none (0: off, llama.cpp's default)",
+    )
     args = parser.parse_args()
     if not os.path.isfile(args.model):
         parser.error(f"--model {args.model}: no such file")
@@ -65,6 +71,7 @@ def main():
     params.cpuparams_batch.n_threads = args.threads
     params.cache_ram_mib = CACHE_RAM_MIB
     params.sampling.penalty_repeat = args.repeat_penalty
+    params.sampling.dry_multiplier = args.dry_multiplier
     # The weights are read into the process's own memory instead of being mapped from the file:
     # mapped pages count as file cache, which the kernel drops when they sit unused for a while
     # (under memory pressure, or sooner where proactive reclaim runs, as on some virtual machines),

@@ -10,7 +10,12 @@ import { describe, it } from 'mocha';
 import { parse } from 'yaml';
 import { loadServicesConfig } from '../../domain/config';
 import { VERSIONS } from '../../scripts/stack/provision';
-import { PINNED_MODEL_REPEAT_PENALTY, SEARCH_ATTRIBUTES, weaviateEnv } from '../../scripts/stack/services';
+import {
+  PINNED_MODEL_DRY_MULTIPLIER,
+  PINNED_MODEL_REPEAT_PENALTY,
+  SEARCH_ATTRIBUTES,
+  weaviateEnv,
+} from '../../scripts/stack/services';
 import { CHAT_MODEL_DEFAULTS, QUERY_SERVER_THREADS } from '../../scripts/stack/stack';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -141,7 +146,7 @@ describe('docker-compose.yml', () => {
     const { threads, ctx, parallel } = CHAT_MODEL_DEFAULTS;
     assert.ok(
       chat.includes(
-        `--threads ${threads} --ctx-size ${ctx} --parallel ${parallel} --repeat-penalty ${PINNED_MODEL_REPEAT_PENALTY}`,
+        `--threads ${threads} --ctx-size ${ctx} --parallel ${parallel} --repeat-penalty ${PINNED_MODEL_REPEAT_PENALTY} --dry-multiplier ${PINNED_MODEL_DRY_MULTIPLIER}`,
       ),
       "the local model runs with the launcher's settings",
     );
