@@ -1,11 +1,13 @@
 /**
  * What the built-in judge's on-topic rule reads (checks.ts, `on_topic`): how close the output is to
  * what the user asked, as the cosine similarity of the last user message embedded as a query and
- * the output embedded as a passage (E5, the embedding server every process has). It is measured
+ * the output embedded as a passage (its first 2,000 characters: an output of any length costs one
+ * or two model windows), by E5, the embedding server every process has. It is measured
  * before grading, only when a rule asks for it; the judge itself stays pure.
  */
 import type { Embedder } from '../models/embeddings';
 import type { Check, Message } from './checks';
+import { embeddedPart } from '../text/records';
 import { readRule } from './rule-parser';
 
 const hasKind = (check: Check, kind: Check['kind']): boolean =>
@@ -33,7 +35,12 @@ export async function topicSimilarity(
   try {
     const [[q], [p]] = await Promise.all([
       deps.embedder.embed({ ...common, texts: [request.content], inputType: 'query' }),
-      deps.embedder.embed({ ...common, texts: [input.output], inputType: 'passage', interactive: input.interactive }),
+      deps.embedder.embed({
+        ...common,
+        texts: [embeddedPart(input.output)],
+        inputType: 'passage',
+        interactive: input.interactive,
+      }),
     ]);
     let dot = 0;
     for (let i = 0; i < q.length; i++) dot += q[i] * p[i];

@@ -26,6 +26,7 @@ import { LRUCache } from 'lru-cache';
 import OpenAI from 'openai';
 import type { ServicesConfig } from '../config';
 import { Batcher, EmbeddingScheduler } from './embedding-scheduler';
+import { embeddedPart } from '../text/records';
 import { tokenBound, truncateToWindow } from './token-window';
 
 export type EmbeddingInput = 'query' | 'passage';
@@ -50,6 +51,13 @@ export interface Embedder {
 }
 
 type EmbeddingsConfig = ServicesConfig['embeddings'];
+
+/**
+ * The longest passage sent (characters): callers cut what they embed to 2,000 (records.ts); this
+ * keeps a caller that forgets from sending a text the server would read window by window for
+ * minutes, long after the request that asked for it has gone.
+ */
+const MAX_PASSAGE_CHARS = 8000;
 
 /** Defaults for settings a hand-built config may leave out (loadServicesConfig sets them all). */
 const DEFAULTS = { maxTokens: 512, queryTimeoutMs: 4000, maxInFlight: 1, batchChars: 2000, fastLaneTokens: 256 };
@@ -187,7 +195,8 @@ export function createEmbedder(config: EmbeddingsConfig, o: { shareCalls?: boole
 
   return {
     model: config.model,
-    async embed({ texts, inputType, tenant = '', signal, onBatch, interactive }) {
+    async embed({ texts: whole, inputType, tenant = '', signal, onBatch, interactive }) {
+      const texts = inputType === 'passage' ? whole.map((t) => embeddedPart(t, MAX_PASSAGE_CHARS)) : whole;
       if (inputType === 'query' || interactive) return embedNow(texts, inputType, tenant, signal);
       const vectors: number[][] = [];
       for (const batch of passageBatches(texts, { maxTexts: config.batchSize, maxChars: batchChars })) {

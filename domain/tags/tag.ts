@@ -14,6 +14,7 @@ import { FAILURE_TYPES } from '../failures';
 import type { ChatGateway } from '../models/chat';
 import type { Embedder } from '../models/embeddings';
 import { TagModelCache } from '../weaviate/tag-models';
+import { embeddedPart } from '../text/records';
 import type { SearchPhase } from '../weaviate/retrieve';
 import { keywordTags } from './keywords';
 import { tagPredictor, type TagModel, type TagScore } from './model';
@@ -24,8 +25,6 @@ export const TAG_LIMIT = 5;
 export const TAG_MIN_SCORE = 0.05;
 /** Ask's intentTag needs this probability: the top tag is then right about 9 times in 10 (docs/benchmarks.md). */
 export const INTENT_MIN_SCORE = 0.5;
-/** Characters of the message that are embedded: as many as of a case (its vector's text). */
-const EMBEDDED_CHARS = 2000;
 
 export type TagSource = 'trained' | 'model' | 'keyword';
 export interface SourcedTag extends TagScore {
@@ -65,7 +64,8 @@ export async function trainedScores(
 ): Promise<TagScore[] | undefined> {
   const predict = await tagModels.get(deps, deps.tenant);
   if (!predict) return undefined;
-  const text = input.message.slice(0, EMBEDDED_CHARS);
+  // As much of the message is embedded as of a case (its vector's text).
+  const text = embeddedPart(input.message);
   const read = (embedder: Embedder) =>
     embedder
       .embed({ texts: [text], inputType: 'passage', interactive: true, tenant: deps.tenant, signal: deps.signal })

@@ -5,7 +5,18 @@ import type { Case } from '../contracts/case';
 import type { IncidentUpload } from '../contracts/incident';
 
 /** Characters of a record's text that go into its embedding (E5-small reads ~512 tokens). */
-const EMBEDDING_CHARS = 2000;
+export const EMBEDDING_CHARS = 2000;
+
+/**
+ * The part of a text that is embedded: its first `maxChars` characters, never half a surrogate
+ * pair. The embedding server reads a longer text window by window, so an uncut text would cost
+ * time in proportion to its length.
+ */
+export function embeddedPart(text: string, maxChars = EMBEDDING_CHARS): string {
+  if (text.length <= maxChars) return text;
+  const last = text.charCodeAt(maxChars - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars);
+}
 
 export interface CaseText {
   /** Public comments, one per paragraph, in upload order. */
@@ -27,7 +38,7 @@ export function caseText(c: Pick<Case, 'subject' | 'description' | 'comments'>):
     .filter((m) => m.isPublic === false)
     .map((m) => m.comment.trim())
     .join('\n\n');
-  const embedding = [c.subject, c.description, publicComments].filter(Boolean).join('\n').slice(0, EMBEDDING_CHARS);
+  const embedding = embeddedPart([c.subject, c.description, publicComments].filter(Boolean).join('\n'));
   return { publicComments, privateComments, embedding };
 }
 

@@ -9,7 +9,7 @@ import type { Case } from '../contracts/case';
 import type { IncidentUpload } from '../contracts/incident';
 import type { Embedder } from '../models/embeddings';
 import { articleSections, detectLanguage, toPassages } from '../text/article-text';
-import { caseText, incidentText } from '../text/records';
+import { caseText, embeddedPart, incidentText } from '../text/records';
 import { COLLECTIONS, tenantCollection } from './collections';
 
 export interface FailedItem {
@@ -236,7 +236,7 @@ export async function upsertIncident(
   const id = record.incident.id ?? objectId(input.tenant, 'incident-content', JSON.stringify(record.incident));
   const text = incidentText(record);
   const [vector] = await deps.embedder.embed({
-    texts: [text],
+    texts: [embeddedPart(text)],
     inputType: 'passage',
     tenant: input.tenant,
     signal: deps.signal,

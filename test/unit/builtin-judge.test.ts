@@ -8,6 +8,9 @@ import {
 } from '../../domain/evaluation/builtin-judge';
 import { countSentences, countWords } from '../../domain/evaluation/text-measures';
 import { findCardNumbers, findPhones, luhn } from '../../domain/evaluation/sensitive-data';
+import { topicSimilarity } from '../../domain/evaluation/topic';
+import type { Embedder } from '../../domain/models/embeddings';
+import { EMBEDDING_CHARS, embeddedPart } from '../../domain/text/records';
 
 const ASK = [{ role: 'user', content: 'Please help me with my order.' }];
 
@@ -380,5 +383,26 @@ describe('built-in judge: measurements', () => {
     assert.ok(luhn('4111111111111111'));
     assert.deepEqual(findCardNumbers('4111 1111 1111 1112 and 1234567890123'), []);
     assert.deepEqual(findPhones('Order #123456789 in 2024, call 555-123-4567'), ['555-123-4567']);
+  });
+});
+
+describe('on-topic: what is embedded', () => {
+  it('embeds at most the first 2,000 characters of an output, never half a surrogate pair', async () => {
+    const sent: string[] = [];
+    const embedder: Embedder = {
+      model: 'recording',
+      async embed({ texts }) {
+        sent.push(...texts);
+        return texts.map(() => [1]);
+      },
+    };
+    const output = `${'a'.repeat(EMBEDDING_CHARS - 1)}😀${'b'.repeat(1_000_000)}`;
+    const similarity = await topicSimilarity({ embedder }, { messages: ASK, output, interactive: true });
+    assert.equal(similarity, 1);
+    assert.equal(sent[1], 'a'.repeat(EMBEDDING_CHARS - 1));
+    assert.equal(embeddedPart('short text'), 'short text');
+    const cut = embeddedPart(`x${'😀'.repeat(EMBEDDING_CHARS)}`);
+    assert.equal(cut.length, EMBEDDING_CHARS - 1);
+    assert.ok(cut.endsWith('😀'));
   });
 });
