@@ -2,15 +2,18 @@
  * `npm run eval:report -- --tenant <t> [--use-case <u>] [--from <date>] [--to <date>]
  * [--where key=value ...] [--html <file>]`: compares the models of a tenant's graded calls (batch
  * evaluation), as markdown on the terminal and as a standalone HTML page with charts
- * (domain/evaluation/report.ts). It reads the Weaviate of a running stack, like `keys`.
+ * (domain/evaluation/report.ts). It reads the Weaviate of a running stack, like `keys`, a page of
+ * results at a time.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildReport, renderHtml, renderMarkdown } from '../domain/evaluation/report';
+import { ReportBuilder } from '../domain/evaluation/report';
+import { renderHtml } from '../domain/evaluation/report-html';
+import { renderMarkdown } from '../domain/evaluation/report-markdown';
 import { terminalText } from '../domain/text/terminal-text';
 import { TENANT_PATTERN } from '../domain/weaviate/collections';
-import { listResults } from '../domain/weaviate/eval-results';
+import { streamResults } from '../domain/weaviate/eval-results';
 import { withWeaviate } from './operator-weaviate';
 
 function parseTenant(value: string): string {
@@ -42,7 +45,10 @@ const program = new Command('eval:report')
     (o: { tenant: string; useCase?: string; from?: number; to?: number; where: [string, string][]; html: string }) =>
       withWeaviate(async (weaviate) => {
         const scope = { tenant: o.tenant, useCase: o.useCase, from: o.from, to: o.to, where: o.where };
-        const report = buildReport(await listResults({ weaviate }, scope), scope);
+        // One pass over the tenant's results, a page at a time: memory stays bounded at any size.
+        const builder = new ReportBuilder(scope);
+        for await (const r of streamResults({ weaviate }, { ...scope, forReport: true })) builder.add(r);
+        const report = builder.finish();
         console.log(renderMarkdown(report));
         const file = path.resolve(o.html || `eval-report-${o.tenant}.html`);
         // The UMD build, inlined into the page (the package's exports do not list it; it sits beside the main file).

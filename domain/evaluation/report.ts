@@ -1,14 +1,19 @@
 /**
- * Reports of batch evaluation: per model, the calls graded, the mean correctness score and the
- * defect rate, and per rule the pass rate over the calls it applied to (not_applicable excluded)
- * with a 95 % Wilson interval, the calls it could not grade, and the critical failures first.
- * `renderMarkdown` is for the terminal; `renderHtml` is a standalone page with charts drawn by
- * Chart.js, whose code is inlined (no network needed to open it). Every text from the data is
- * escaped: rule ids, models, explanations and metadata come from imported files (in the markdown,
- * their control characters too: it goes to a terminal).
+ * Reports of batch evaluation, computed in one pass over a tenant's results with bounded memory
+ * (ReportBuilder: counters per model and rule, never the results themselves), so a tenant with a
+ * million results gets its report. Per model: the calls graded, the mean correctness score, the
+ * defect rate, latency p50/p95 (a DDSketch, within 1 % of the exact value), calls per day; per rule
+ * the pass rate over the calls it applied to (not_applicable excluded) with a 95 % Wilson interval,
+ * its pass rate per period (day, week, 4 weeks or 52 weeks, whichever keeps the chart readable),
+ * the calls it could not grade, and the critical failures first. Each pair of models is compared
+ * rule by rule with a significance test (report-stats.ts). Rendering: report-markdown.ts (the
+ * terminal) and report-html.ts (a standalone page with charts).
  */
-import { terminalText } from '../text/terminal-text';
+import { DDSketch } from '@datadog/sketches-js';
 import type { EvalResult } from '../weaviate/eval-results';
+import { holm, twoProportionTest, wilson } from './report-stats';
+
+export { wilson } from './report-stats';
 
 export interface ReportScope {
   tenant: string;
@@ -18,6 +23,21 @@ export interface ReportScope {
   to?: number;
   /** Metadata conditions, all of which must hold (`key=value`, compared as text). */
   where: [string, string][];
+}
+
+/** What a report reads of a result (not the messages or the output). */
+export type ReportRow = Pick<
+  EvalResult,
+  'recordId' | 'model' | 'useCase' | 'loggedAt' | 'latencyMs' | 'metadata' | 'correctness' | 'rules'
+>;
+
+export interface PeriodStat {
+  /** First day of the period (UTC, YYYY-MM-DD); weeks start on Monday. */
+  start: string;
+  pass: number;
+  fail: number;
+  passRate: number | null;
+  interval: [number, number] | null;
 }
 
 export interface RuleStat {
@@ -31,6 +51,8 @@ export interface RuleStat {
   passRate: number | null;
   /** 95 % Wilson score interval of the pass rate. */
   interval: [number, number] | null;
+  /** The pass rate per period, oldest first (periods where the rule applied). */
+  series: PeriodStat[];
 }
 
 export interface CriticalFailure {
@@ -45,279 +67,335 @@ export interface ModelReport {
   correctnessMean: number;
   defectRate: number;
   notGradable: number;
+  /** Latency of the calls that reported one (ms), or null when none did. */
+  latency: { n: number; p50: number; p95: number } | null;
+  /** Calls per day, over the days from the report's first call to its last. */
+  callsPerDay: number;
+  /** Calls per period, oldest first. */
+  volume: { start: string; calls: number }[];
   rules: RuleStat[];
   criticalFailures: number;
   /** The first critical failures, newest first. */
   examples: CriticalFailure[];
 }
 
+/** One rule, two models: whose pass rate is higher, and whether that is more than chance. */
+export interface Comparison {
+  ruleId: string;
+  severity: string;
+  a: string;
+  b: string;
+  passRateA: number;
+  passRateB: number;
+  nA: number;
+  nB: number;
+  /** Two-sided p-value (two-proportion z-test), null when a sample is too small for the test. */
+  p: number | null;
+  /** Holm-adjusted over the rules of this pair of models. */
+  pAdjusted: number | null;
+  /** The model with the higher pass rate when pAdjusted < ALPHA, else null. */
+  better: string | null;
+}
+
+export type Period = 'day' | 'week' | '4 weeks' | '52 weeks';
+
 export interface EvalReport {
   scope: ReportScope;
   generatedAt: string;
   calls: number;
+  /** Days from the first call to the last, both included (0 without calls). */
+  days: number;
+  period: Period;
   models: ModelReport[];
+  comparisons: Comparison[];
 }
 
+export const ALPHA = 0.05;
+/** Pairs of models compared: those among the this many with the most calls. */
+export const COMPARED_MODELS = 8;
 const EXAMPLES = 10;
+const DAY_MS = 86_400_000;
+/** Period lengths in days; each a multiple of the one before, weeks and longer start on a Monday. */
+const PERIODS: [Period, number][] = [
+  ['day', 1],
+  ['week', 7],
+  ['4 weeks', 28],
+  ['52 weeks', 364],
+];
+/** A report's charts have at most this many periods (the shortest period that fits is used). */
+const CHART_PERIODS = 62;
+/** While reading, counters are kept per period of this many distinct periods at most (memory bound). */
+const MAX_PERIODS_HELD = 1000;
 const SEVERITY_ORDER: Record<string, number> = { critical: 0, warning: 1, info: 2 };
 
-/** The 95 % Wilson score interval of `successes` out of `n`. */
-export function wilson(successes: number, n: number, z = 1.96): [number, number] | null {
-  if (n === 0) return null;
-  const p = successes / n;
-  const denominator = 1 + (z * z) / n;
-  const centre = (p + (z * z) / (2 * n)) / denominator;
-  const margin = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denominator;
-  return [Math.max(0, centre - margin), Math.min(1, centre + margin)];
-}
+export const severityOrder = (a: { severity: string; ruleId: string }, b: { severity: string; ruleId: string }) =>
+  (SEVERITY_ORDER[a.severity] ?? 1) - (SEVERITY_ORDER[b.severity] ?? 1) || (a.ruleId < b.ruleId ? -1 : 1);
 
-export function matchesScope(r: EvalResult, scope: ReportScope): boolean {
+export function matchesScope(r: ReportRow, scope: ReportScope): boolean {
   if (scope.useCase && r.useCase !== scope.useCase) return false;
   if (scope.from !== undefined && r.loggedAt < scope.from) return false;
   if (scope.to !== undefined && r.loggedAt >= scope.to) return false;
   return scope.where.every(([key, value]) => Object.hasOwn(r.metadata, key) && String(r.metadata[key]) === value);
 }
 
-export function buildReport(results: readonly EvalResult[], scope: ReportScope, now = new Date()): EvalReport {
-  const inScope = results.filter((r) => matchesScope(r, scope));
-  const byModel = new Map<string, EvalResult[]>();
-  for (const r of inScope) byModel.set(r.model, [...(byModel.get(r.model) ?? []), r]);
-  const models = [...byModel].map(([model, calls]): ModelReport => {
-    const rules = new Map<string, RuleStat>();
-    const failures: (CriticalFailure & { at: number })[] = [];
-    for (const call of calls) {
-      for (const r of call.rules) {
-        const stat = rules.get(r.ruleId) ?? {
-          ruleId: r.ruleId,
-          category: r.category,
-          severity: r.severity,
+/** The first day (epoch day) of the period of `width` days holding `day`; 1970-01-05 was a Monday. */
+const periodStart = (day: number, width: number) => (width === 1 ? day : day - ((((day - 4) % width) + width) % width));
+const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/** Counters by period that can be merged into longer periods. */
+class PeriodCounts<T> {
+  readonly byStart = new Map<number, T>();
+  constructor(private readonly merge: (into: T | undefined, value: T) => T) {}
+  add(start: number, value: T): void {
+    this.byStart.set(start, this.merge(this.byStart.get(start), value));
+  }
+  rebucket(width: number): void {
+    const old = [...this.byStart];
+    this.byStart.clear();
+    for (const [start, value] of old) this.add(periodStart(start, width), value);
+  }
+  sorted(): [number, T][] {
+    return [...this.byStart].sort((x, y) => x[0] - y[0]);
+  }
+}
+
+const addPair = (into: [number, number] | undefined, v: [number, number]): [number, number] =>
+  into ? [into[0] + v[0], into[1] + v[1]] : [v[0], v[1]];
+const addNumber = (into: number | undefined, v: number) => (into ?? 0) + v;
+
+interface RuleCounts {
+  ruleId: string;
+  category: string;
+  severity: string;
+  pass: number;
+  fail: number;
+  notGradable: number;
+  byPeriod: PeriodCounts<[number, number]>;
+}
+
+interface ModelCounts {
+  calls: number;
+  scoreSum: number;
+  defects: number;
+  latency: DDSketch;
+  latencyN: number;
+  volume: PeriodCounts<number>;
+  rules: Map<string, RuleCounts>;
+  criticalFailures: number;
+  examples: (CriticalFailure & { at: number })[];
+}
+
+/** A report built one result at a time: `add` each result, then `finish`. */
+export class ReportBuilder {
+  private readonly models = new Map<string, ModelCounts>();
+  private readonly periods = new Set<number>();
+  private width = 1;
+  private calls = 0;
+  private firstDay = Infinity;
+  private lastDay = -Infinity;
+
+  constructor(private readonly scope: ReportScope) {}
+
+  /** Counts a result when it is in the report's scope. */
+  add(r: ReportRow): void {
+    if (!matchesScope(r, this.scope)) return;
+    this.calls += 1;
+    const day = Math.floor(r.loggedAt / DAY_MS);
+    this.firstDay = Math.min(this.firstDay, day);
+    this.lastDay = Math.max(this.lastDay, day);
+    const start = this.holdPeriod(day);
+    const m = this.modelCounts(r.model);
+    m.calls += 1;
+    m.scoreSum += r.correctness?.score ?? 0;
+    if (r.correctness?.verdict === 'defect') m.defects += 1;
+    if (r.latencyMs !== null && Number.isFinite(r.latencyMs) && r.latencyMs >= 0) {
+      m.latency.accept(r.latencyMs);
+      m.latencyN += 1;
+    }
+    m.volume.add(start, 1);
+    for (const rule of r.rules) {
+      let c = m.rules.get(rule.ruleId);
+      if (!c) {
+        c = {
+          ruleId: rule.ruleId,
+          category: rule.category,
+          severity: rule.severity,
           pass: 0,
           fail: 0,
           notGradable: 0,
-          passRate: null,
-          interval: null,
+          byPeriod: new PeriodCounts(addPair),
         };
-        rules.set(r.ruleId, stat);
-        if (r.outcome === 'pass') stat.pass += 1;
-        else if (r.outcome === 'fail') stat.fail += 1;
-        else stat.notGradable += 1;
-        if (r.outcome === 'fail' && r.severity === 'critical')
-          failures.push({ recordId: call.recordId, ruleId: r.ruleId, explanation: r.explanation, at: call.loggedAt });
+        m.rules.set(rule.ruleId, c);
+      }
+      if (rule.outcome === 'pass') {
+        c.pass += 1;
+        c.byPeriod.add(start, [1, 0]);
+      } else if (rule.outcome === 'fail') {
+        c.fail += 1;
+        c.byPeriod.add(start, [0, 1]);
+      } else c.notGradable += 1;
+      if (rule.outcome === 'fail' && rule.severity === 'critical') {
+        m.criticalFailures += 1;
+        this.keepExample(m, {
+          recordId: r.recordId,
+          ruleId: rule.ruleId,
+          explanation: rule.explanation,
+          at: r.loggedAt,
+        });
       }
     }
-    for (const stat of rules.values()) {
-      const n = stat.pass + stat.fail;
-      stat.passRate = n ? stat.pass / n : null;
-      stat.interval = wilson(stat.pass, n);
+  }
+
+  finish(now = new Date()): EvalReport {
+    const days = this.calls ? this.lastDay - this.firstDay + 1 : 0;
+    const chosen = PERIODS.find(([, w]) => w >= this.width && Math.ceil(days / w) <= CHART_PERIODS) ?? PERIODS.at(-1)!;
+    this.rebucket(chosen[1]);
+    const models = [...this.models].map(([model, m]) => this.modelReport(model, m, days));
+    models.sort((a, b) => (a.model < b.model ? -1 : 1));
+    return {
+      scope: this.scope,
+      generatedAt: now.toISOString(),
+      calls: this.calls,
+      days,
+      period: chosen[0],
+      models,
+      comparisons: compare(models),
+    };
+  }
+
+  private modelCounts(model: string): ModelCounts {
+    let m = this.models.get(model);
+    if (!m) {
+      m = {
+        calls: 0,
+        scoreSum: 0,
+        defects: 0,
+        latency: new DDSketch({ relativeAccuracy: 0.01 }),
+        latencyN: 0,
+        volume: new PeriodCounts(addNumber),
+        rules: new Map(),
+        criticalFailures: 0,
+        examples: [],
+      };
+      this.models.set(model, m);
     }
+    return m;
+  }
+
+  /** The period a day is counted in; counters move to longer periods when too many are held. */
+  private holdPeriod(day: number): number {
+    let start = periodStart(day, this.width);
+    if (!this.periods.has(start) && this.periods.size >= MAX_PERIODS_HELD) {
+      const next = PERIODS.find(([, w]) => w > this.width);
+      if (next) {
+        this.rebucket(next[1]);
+        start = periodStart(day, this.width);
+      }
+    }
+    this.periods.add(start);
+    return start;
+  }
+
+  private rebucket(width: number): void {
+    if (width === this.width) return;
+    this.width = width;
+    const starts = [...this.periods];
+    this.periods.clear();
+    for (const s of starts) this.periods.add(periodStart(s, width));
+    for (const m of this.models.values()) {
+      m.volume.rebucket(width);
+      for (const c of m.rules.values()) c.byPeriod.rebucket(width);
+    }
+  }
+
+  private keepExample(m: ModelCounts, f: CriticalFailure & { at: number }): void {
+    m.examples.push(f);
+    if (m.examples.length >= 2 * EXAMPLES) m.examples = newestFirst(m.examples);
+  }
+
+  private modelReport(model: string, m: ModelCounts, days: number): ModelReport {
+    const rules = [...m.rules.values()].map(({ byPeriod, ...c }): RuleStat => {
+      const n = c.pass + c.fail;
+      return {
+        ...c,
+        passRate: n ? c.pass / n : null,
+        interval: wilson(c.pass, n),
+        series: byPeriod.sorted().map(([start, [pass, fail]]) => ({
+          start: isoDay(start),
+          pass,
+          fail,
+          passRate: pass + fail ? pass / (pass + fail) : null,
+          interval: wilson(pass, pass + fail),
+        })),
+      };
+    });
     return {
       model,
-      calls: calls.length,
-      correctnessMean: calls.reduce((s, c) => s + (c.correctness?.score ?? 0), 0) / calls.length,
-      defectRate: calls.filter((c) => c.correctness?.verdict === 'defect').length / calls.length,
-      notGradable: [...rules.values()].reduce((s, r) => s + r.notGradable, 0),
-      rules: [...rules.values()].sort(
-        (a, b) =>
-          (SEVERITY_ORDER[a.severity] ?? 1) - (SEVERITY_ORDER[b.severity] ?? 1) || (a.ruleId < b.ruleId ? -1 : 1),
-      ),
-      criticalFailures: failures.length,
-      examples: failures
-        .sort((a, b) => b.at - a.at)
-        .slice(0, EXAMPLES)
-        .map(({ at: _at, ...f }) => f),
+      calls: m.calls,
+      correctnessMean: m.scoreSum / m.calls,
+      defectRate: m.defects / m.calls,
+      notGradable: rules.reduce((s, r) => s + r.notGradable, 0),
+      latency: m.latencyN
+        ? { n: m.latencyN, p50: m.latency.getValueAtQuantile(0.5), p95: m.latency.getValueAtQuantile(0.95) }
+        : null,
+      callsPerDay: days ? m.calls / days : 0,
+      volume: m.volume.sorted().map(([start, calls]) => ({ start: isoDay(start), calls })),
+      rules: rules.sort(severityOrder),
+      criticalFailures: m.criticalFailures,
+      examples: newestFirst(m.examples).map(({ at: _at, ...f }) => f),
     };
-  });
-  models.sort((a, b) => (a.model < b.model ? -1 : 1));
-  return { scope, generatedAt: now.toISOString(), calls: inScope.length, models };
-}
-
-const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)} %`);
-const interval = (i: [number, number] | null) => (i ? `${(i[0] * 100).toFixed(1)}–${(i[1] * 100).toFixed(1)} %` : '');
-/** A text from the data in a markdown cell for the terminal: markdown escaped, on one line, controls escaped. */
-const mdCell = (s: string) => terminalText(s.replace(/[\\|`*_[\]<>]/g, (c) => `\\${c}`).replace(/\s+/g, ' '));
-
-function scopeLine(scope: ReportScope): string {
-  const parts = [`tenant ${scope.tenant}`, `use case ${scope.useCase ?? 'all'}`];
-  if (scope.from !== undefined) parts.push(`from ${new Date(scope.from).toISOString()}`);
-  if (scope.to !== undefined) parts.push(`to ${new Date(scope.to).toISOString()}`);
-  for (const [k, v] of scope.where) parts.push(`${k}=${v}`);
-  return parts.join(', ');
-}
-
-/** All rule ids of the report, critical first, in the order of the first model that has them. */
-function ruleIds(report: EvalReport): RuleStat[] {
-  const seen = new Map<string, RuleStat>();
-  for (const m of report.models) for (const r of m.rules) if (!seen.has(r.ruleId)) seen.set(r.ruleId, r);
-  return [...seen.values()].sort(
-    (a, b) => (SEVERITY_ORDER[a.severity] ?? 1) - (SEVERITY_ORDER[b.severity] ?? 1) || (a.ruleId < b.ruleId ? -1 : 1),
-  );
-}
-
-export function renderMarkdown(report: EvalReport): string {
-  const lines = [
-    `# Evaluation report`,
-    '',
-    `${mdCell(scopeLine(report.scope))}; ${report.calls} graded calls; generated ${report.generatedAt}`,
-    '',
-  ];
-  if (report.calls === 0) return [...lines, 'No graded calls match.', ''].join('\n');
-  const models = report.models;
-  lines.push('## Critical failures', '');
-  for (const m of models) {
-    lines.push(
-      `- **${mdCell(m.model)}**: ${m.criticalFailures} critical failure${m.criticalFailures === 1 ? '' : 's'}`,
-    );
-    for (const f of m.examples)
-      lines.push(`  - ${mdCell(f.recordId)}, ${mdCell(f.ruleId)}: ${mdCell(f.explanation.slice(0, 200))}`);
   }
-  lines.push(
-    '',
-    '## Models',
-    '',
-    `| | ${models.map((m) => mdCell(m.model)).join(' | ')} |`,
-    `|---|${models.map(() => '---|').join('')}`,
-  );
-  lines.push(`| calls graded | ${models.map((m) => m.calls).join(' | ')} |`);
-  lines.push(`| correctness mean (0–5) | ${models.map((m) => m.correctnessMean.toFixed(2)).join(' | ')} |`);
-  lines.push(`| defect rate | ${models.map((m) => pct(m.defectRate)).join(' | ')} |`);
-  lines.push(`| not gradable (rule results) | ${models.map((m) => m.notGradable).join(' | ')} |`);
-  lines.push(
-    '',
-    '## Rules: pass rate (95 % interval), over the calls each rule applied to',
-    '',
-    `| rule | severity | ${models.map((m) => mdCell(m.model)).join(' | ')} |`,
-    `|---|---|${models.map(() => '---|').join('')}`,
-  );
-  for (const rule of ruleIds(report)) {
-    const cells = models.map((m) => {
-      const s = m.rules.find((r) => r.ruleId === rule.ruleId);
-      if (!s) return '';
-      return s.passRate === null
-        ? `not gradable (${s.notGradable})`
-        : `${pct(s.passRate)} (${interval(s.interval)}), n=${s.pass + s.fail}${s.notGradable ? `, not gradable ${s.notGradable}` : ''}`;
-    });
-    lines.push(`| ${mdCell(rule.ruleId)} | ${mdCell(rule.severity)} | ${cells.join(' | ')} |`);
-  }
-  return [...lines, ''].join('\n');
 }
 
-const html = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-/** JSON inside a <script> element: `<` escaped so no text can close the element. */
-const scriptJson = (value: unknown) =>
-  JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+const newestFirst = <T extends { at: number }>(xs: T[]) => [...xs].sort((a, b) => b.at - a.at).slice(0, EXAMPLES);
 
-const PAGE_SCRIPT = `
-(function () {
-  var errors = [];
-  window.addEventListener('error', function (e) { errors.push(String(e.message)); document.body.dataset.errors = errors.join('; '); });
-  var data = JSON.parse(document.getElementById('report-data').textContent);
-  var colours = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7'];
-  var models = data.models.map(function (m) { return m.model; });
-  var common = { animation: false, responsive: false, plugins: { legend: { display: true } } };
-  var drawn = 0;
-  function bar(id, label, values, max, horizontal) {
-    new Chart(document.getElementById(id), {
-      type: 'bar',
-      data: { labels: models, datasets: [{ label: label, data: values, backgroundColor: models.map(function (_, i) { return colours[i % colours.length]; }) }] },
-      options: Object.assign({}, common, { indexAxis: horizontal ? 'y' : 'x', scales: { y: { beginAtZero: true, max: max } }, plugins: { legend: { display: false }, title: { display: true, text: label } } })
-    });
-    drawn++;
-  }
-  bar('defects', 'defect rate (%)', data.models.map(function (m) { return +(m.defectRate * 100).toFixed(1); }), 100);
-  bar('correctness', 'correctness mean (0-5)', data.models.map(function (m) { return +m.correctnessMean.toFixed(2); }), 5);
-  new Chart(document.getElementById('rules'), {
-    type: 'bar',
-    data: {
-      labels: data.rules,
-      datasets: data.models.map(function (m, i) {
-        return { label: m.model, backgroundColor: colours[i % colours.length], data: data.rules.map(function (id) {
-          var s = m.rules.find(function (r) { return r.ruleId === id; });
-          return s && s.passRate !== null ? +(s.passRate * 100).toFixed(1) : null;
-        }) };
-      })
-    },
-    options: Object.assign({}, common, { indexAxis: 'y', scales: { x: { beginAtZero: true, max: 100, title: { display: true, text: 'pass rate (%)' } } } })
-  });
-  drawn++;
-  document.body.dataset.chartsRendered = String(drawn);
-})();
-`;
-
-export function renderHtml(report: EvalReport, o: { chartJs: string }): string {
-  const models = report.models;
-  const rules = ruleIds(report);
-  // The chart shows the rules some call could be graded on; the table lists them all.
-  const gradable = rules
-    .map((r) => r.ruleId)
-    .filter((id) => models.some((m) => m.rules.some((r) => r.ruleId === id && r.passRate !== null)));
-  const rows = rules
-    .map((rule) => {
-      const cells = models.map((m) => {
-        const s = m.rules.find((r) => r.ruleId === rule.ruleId);
-        if (!s) return '<td></td>';
-        if (s.passRate === null) return `<td>not gradable (${s.notGradable})</td>`;
-        return `<td>${pct(s.passRate)} <small>(${interval(s.interval)}, n=${s.pass + s.fail})</small>${s.notGradable ? ` <small>not gradable ${s.notGradable}</small>` : ''}</td>`;
+/** Each pair of models (of the COMPARED_MODELS with the most calls), rule by rule, Holm-adjusted per pair. */
+function compare(models: ModelReport[]): Comparison[] {
+  const compared = [...models]
+    .sort((a, b) => b.calls - a.calls)
+    .slice(0, COMPARED_MODELS)
+    .sort((a, b) => (a.model < b.model ? -1 : 1));
+  const out: Comparison[] = [];
+  for (let i = 0; i < compared.length; i++) {
+    for (let j = i + 1; j < compared.length; j++) {
+      const [a, b] = [compared[i], compared[j]];
+      const pair = a.rules.flatMap((ra) => {
+        const rb = b.rules.find((r) => r.ruleId === ra.ruleId);
+        if (!rb || ra.passRate === null || rb.passRate === null) return [];
+        const nA = ra.pass + ra.fail;
+        const nB = rb.pass + rb.fail;
+        const test = twoProportionTest({ pass: ra.pass, n: nA }, { pass: rb.pass, n: nB });
+        return [
+          {
+            ruleId: ra.ruleId,
+            severity: ra.severity,
+            a: a.model,
+            b: b.model,
+            passRateA: ra.passRate,
+            passRateB: rb.passRate,
+            nA,
+            nB,
+            p: test?.p ?? null,
+            pAdjusted: null as number | null,
+            better: null as string | null,
+          },
+        ];
       });
-      return `<tr class="${html(rule.severity)}"><th>${html(rule.ruleId)}</th><td>${html(rule.severity)}</td>${cells.join('')}</tr>`;
-    })
-    .join('\n');
-  const failures = models
-    .map(
-      (m) =>
-        `<li><b>${html(m.model)}</b>: ${m.criticalFailures} critical failures<ul>${m.examples.map((f) => `<li>${html(f.recordId)}, ${html(f.ruleId)}: ${html(f.explanation.slice(0, 200))}</li>`).join('')}</ul></li>`,
-    )
-    .join('\n');
-  const height = Math.max(200, gradable.length * Math.max(1, models.length) * 18 + 80);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<title>Evaluation report: ${html(report.scope.tenant)}</title>
-<style>
-body { font-family: system-ui, sans-serif; margin: 24px; color: #222; }
-table { border-collapse: collapse; margin: 12px 0; }
-th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
-tr.critical th { color: #b00; }
-.charts { display: flex; flex-wrap: wrap; gap: 24px; }
-small { color: #666; }
-</style>
-</head>
-<body>
-<h1>Evaluation report</h1>
-<p>${html(scopeLine(report.scope))}; ${report.calls} graded calls; generated ${html(report.generatedAt)}</p>
-${
-  report.calls === 0
-    ? '<p>No graded calls match.</p>'
-    : `<h2>Critical failures</h2>
-<ul>${failures}</ul>
-<h2>Models</h2>
-<table>
-<tr><th></th>${models.map((m) => `<th>${html(m.model)}</th>`).join('')}</tr>
-<tr><th>calls graded</th>${models.map((m) => `<td>${m.calls}</td>`).join('')}</tr>
-<tr><th>correctness mean (0–5)</th>${models.map((m) => `<td>${m.correctnessMean.toFixed(2)}</td>`).join('')}</tr>
-<tr><th>defect rate</th>${models.map((m) => `<td>${pct(m.defectRate)}</td>`).join('')}</tr>
-<tr><th>not gradable (rule results)</th>${models.map((m) => `<td>${m.notGradable}</td>`).join('')}</tr>
-</table>
-<div class="charts">
-<canvas id="defects" width="420" height="260"></canvas>
-<canvas id="correctness" width="420" height="260"></canvas>
-</div>
-<h2>Rules: pass rate over the calls each rule applied to</h2>
-<canvas id="rules" width="880" height="${height}"></canvas>
-<table>
-<tr><th>rule</th><th>severity</th>${models.map((m) => `<th>${html(m.model)}</th>`).join('')}</tr>
-${rows}
-</table>
-<script type="application/json" id="report-data">${scriptJson({ models, rules: gradable })}</script>
-<script>${o.chartJs.replace(/<\/script/gi, '<\\/script')}</script>
-<script>${PAGE_SCRIPT}</script>`
+      holm(pair.map((c) => c.p)).forEach((adjusted, k) => {
+        const c = pair[k];
+        c.pAdjusted = adjusted;
+        if (adjusted !== null && adjusted < ALPHA && c.passRateA !== c.passRateB)
+          c.better = c.passRateA > c.passRateB ? c.a : c.b;
+      });
+      out.push(...pair);
+    }
+  }
+  return out;
 }
-</body>
-</html>
-`;
+
+/** A report of results already in memory (tests, small tenants). */
+export function buildReport(results: Iterable<ReportRow>, scope: ReportScope, now = new Date()): EvalReport {
+  const builder = new ReportBuilder(scope);
+  for (const r of results) builder.add(r);
+  return builder.finish(now);
 }

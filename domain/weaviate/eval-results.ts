@@ -84,6 +84,11 @@ export async function insertResults(
   return { stored: input.results.length - Object.keys(res.errors).length, duplicates };
 }
 
+/** The properties a report reads (not the messages or the output, most of a result's size). */
+const REPORT_PROPERTIES = ['recordId', 'model', 'useCase', 'loggedAt', 'latencyMs', 'metadataJson', 'rulesJson'];
+/** Results per page when reading a tenant's results in order. */
+const PAGE = 1000;
+
 function toResult(p: Record<string, any>): EvalResult {
   const graded = JSON.parse(p.rulesJson || '{}');
   return {
@@ -93,7 +98,7 @@ function toResult(p: Record<string, any>): EvalResult {
     judge: p.judge,
     useCase: p.useCase,
     loggedAt: Number(p.loggedAt),
-    latencyMs: Number(p.latencyMs) >= 0 ? Number(p.latencyMs) : null,
+    latencyMs: p.latencyMs !== undefined && Number(p.latencyMs) >= 0 ? Number(p.latencyMs) : null,
     metadata: JSON.parse(p.metadataJson || '{}'),
     messages: JSON.parse(p.messagesJson || '[]'),
     output: p.output,
@@ -104,21 +109,43 @@ function toResult(p: Record<string, any>): EvalResult {
   };
 }
 
-/** The tenant's results, optionally of one use case and within [from, to) by loggedAt. */
+/**
+ * The tenant's results, a page at a time in object-id order (Weaviate's cursor), optionally of one
+ * use case and within [from, to) by loggedAt: memory holds one page whatever the tenant's size.
+ * `forReport` reads only what a report needs (ReportRow), not the messages and the output.
+ */
+export async function* streamResults(
+  deps: Deps,
+  input: { tenant: string; useCase?: string; from?: number; to?: number; forReport?: boolean },
+): AsyncGenerator<EvalResult> {
+  const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.evalResult, input.tenant);
+  if (!collection) return;
+  let after: string | undefined;
+  for (;;) {
+    const page = await collection.query.fetchObjects({
+      limit: PAGE,
+      after,
+      ...(input.forReport ? { returnProperties: REPORT_PROPERTIES as any } : {}),
+    });
+    for (const o of page.objects) {
+      const r = toResult(o.properties as Record<string, any>);
+      if (input.useCase && r.useCase !== input.useCase) continue;
+      if (input.from !== undefined && r.loggedAt < input.from) continue;
+      if (input.to !== undefined && r.loggedAt >= input.to) continue;
+      yield r;
+    }
+    if (page.objects.length < PAGE) return;
+    after = page.objects[page.objects.length - 1].uuid;
+  }
+}
+
+/** The tenant's results, all in memory (tests and small tenants; reports use streamResults). */
 export async function listResults(
   deps: Deps,
   input: { tenant: string; useCase?: string; from?: number; to?: number },
 ): Promise<EvalResult[]> {
-  const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.evalResult, input.tenant);
-  if (!collection) return [];
   const out: EvalResult[] = [];
-  for await (const o of collection.iterator()) {
-    const r = toResult(o.properties as Record<string, any>);
-    if (input.useCase && r.useCase !== input.useCase) continue;
-    if (input.from !== undefined && r.loggedAt < input.from) continue;
-    if (input.to !== undefined && r.loggedAt >= input.to) continue;
-    out.push(r);
-  }
+  for await (const r of streamResults(deps, input)) out.push(r);
   return out;
 }
 

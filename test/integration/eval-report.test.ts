@@ -51,6 +51,7 @@ describe('batch evaluation: npm run eval:report', () => {
             : 'Open Settings > Profile and edit the address.',
         model: i % 2 ? 'model-b' : 'model-a',
         timestamp: new Date(Date.now() - i * 3_600_000).toISOString(),
+        latency_ms: i % 2 ? 1000 + i : 100 + i,
         metadata: { product: i < 10 ? 'web' : 'app' },
       }),
     );
@@ -75,6 +76,20 @@ describe('batch evaluation: npm run eval:report', () => {
     assert.match(markdown, /\| \| model-a \| model-b \|/);
     assert.match(markdown, /\| calls graded \| 10 \| 10 \|/);
     assert.match(markdown, /\| defect rate \| 0\.0 % \| 50\.0 % \|/);
+  });
+
+  it('gives latency p50/p95 and calls per day, and says whether a difference between models is more than chance', () => {
+    // model-a's latencies are 100..118 (even), model-b's 1001..1019 (odd): the sketch is within 1 %.
+    const [, a50, b50] = markdown.match(/\| latency p50 \| (\d+) ms \| (\d+) ms \|/)!.map(Number);
+    assert.ok(a50 >= 107 && a50 <= 111 && b50 >= 1000 && b50 <= 1022, `${a50} ${b50}`);
+    assert.match(markdown, /\| latency p95 \| \d+ ms \| \d+ ms \|/);
+    assert.match(markdown, /\| calls per day \| \d+\.\d \| \d+\.\d \|/);
+    // 10 of 10 against 5 of 10: too few fails expected for the z-test, so no verdict.
+    assert.match(
+      markdown,
+      /\| no-email-addresses \| model-a vs model-b \| 100\.0 % \(n=10\) vs 50\.0 % \(n=10\) \| too few calls \| too few calls to tell \|/,
+    );
+    assert.match(markdown, /## Pass rate by day[\s\S]*### no-email-addresses\n\n\| day \| model-a \| model-b \|/);
   });
 
   it('gives per-rule pass rates with intervals, over the calls each rule applied to, and counts what was not gradable', () => {
@@ -132,7 +147,10 @@ describe('batch evaluation: npm run eval:report', () => {
     const url = `file://${htmlFile}`;
     const dom = await chromium(['--virtual-time-budget=5000', '--dump-dom', url]);
     assert.equal(dom.code, 0, dom.stderr.slice(-2000));
-    assert.match(dom.stdout, /data-charts-rendered="3"/);
+    // Every chart: defects, correctness, latency, volume, rules, and one per gradable rule over time.
+    const canvases = page.match(/<canvas /g)!.length;
+    assert.ok(canvases > 5);
+    assert.match(dom.stdout, new RegExp(`data-charts-rendered="${canvases}"`));
     assert.doesNotMatch(dom.stdout, /data-errors=/);
     assert.doesNotMatch(dom.stderr, /Uncaught|Refused to|CONSOLE\(\d+\)\] "(?:Error|TypeError)/);
     const shot = path.join(dir, 'report.png');
