@@ -11,12 +11,12 @@
  *    correctness grading and the nine rules of the `default` use case with their outcomes and
  *    explanations. The data is pseudo-random with a fixed seed: every run stores the same results.
  * 2. The operator command is run as users run it, as a child process, before the inserts and after:
- *    `scripts/eval-report.ts --tenant <t> --html <file>` through ts-node, with the environment that
- *    reaches the same Weaviate. Measured: its wall time (process start to exit, ts-node's start
- *    included) and its peak memory, the kernel's peak resident set (VmHWM of /proc/<pid>/status,
+ *    `npm run eval:report -- --tenant <t> --html <file>`, with the node options and TypeScript loader
+ *    npm's command uses (scripts/commands.js) and the environment that reaches the same Weaviate.
+ *    Measured: its wall time (process start to exit, the loader's start included) and its peak memory, the kernel's peak resident set (VmHWM of /proc/<pid>/status,
  *    read every 100 ms; the pid is the node process itself). The run fails unless the command exits
  *    0 and its markdown states `<results> graded calls`. The run before the inserts, on the tenant
- *    still empty, gives what the command costs whatever the tenant's size (ts-node, the clients,
+ *    still empty, gives what the command costs whatever the tenant's size (the loader, the clients,
  *    Chart.js inlined into the page): the part of the peak that does not come from the results.
  *
  * Also reported: the insert rate, and the disk the results took in Weaviate's data folder (to
@@ -41,6 +41,7 @@ import { COLLECTIONS, ensureCollections } from '../domain/weaviate/collections';
 import { insertResults, type EvalResult } from '../domain/weaviate/eval-results';
 import { mapPool } from './lib/api-client';
 import { loadBanking77 } from './lib/datasets';
+import { nodeArgs } from '../scripts/commands';
 import { progress } from './lib/progress';
 import { DEFAULT_DATASETS, positiveInt, REPO_ROOT, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 
@@ -271,11 +272,11 @@ function peakRss(pid: number): number | undefined {
 async function runReport(tenant: string, html: string) {
   const started = process.hrtime.bigint();
   // node itself, not a shell or npm, so the pid polled is the process that builds the report.
-  const child = spawn(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', 'scripts/eval-report.ts', '--tenant', tenant, '--html', html],
-    { cwd: REPO_ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, nodeArgs('eval:report', ['--tenant', tenant, '--html', html]), {
+    cwd: REPO_ROOT,
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let peak = 0;
   let samples = 0;
   const poll = () => {
@@ -344,7 +345,7 @@ async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eval-report-'));
   const html = path.join(tmp, 'report.html');
   try {
-    // The same command on the tenant before it holds anything: the cost of starting it (ts-node,
+    // The same command on the tenant before it holds anything: the cost of starting it (the loader,
     // the clients, Chart.js for the page) that any report pays whatever the tenant's size.
     const empty = await checkedReport(tenant, html, 0);
     await storeAndReport(o, { info, questions, rules: useCase.rules, tenant, weaviate, empty, html });

@@ -1,26 +1,14 @@
 #!/usr/bin/env node
 // Entry point of every npm script that needs the project's dependencies: it installs them when
-// they are missing (a fresh clone), then runs the TypeScript command through ts-node.
+// they are missing (a fresh clone), then runs the TypeScript command (commands.js).
 // Plain JavaScript on purpose: it has to run before node_modules exists.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { commands, nodeArgs } = require('./commands');
 
 const root = path.resolve(__dirname, '..');
-const commands = {
-  start: 'scripts/stack/start.ts',
-  provision: 'scripts/stack/provision-cli.ts',
-  test: 'scripts/stack/test.ts',
-  fuzz: 'scripts/stack/fuzz.ts',
-  keys: 'scripts/keys.ts',
-  feedback: 'scripts/feedback.ts',
-  tags: 'scripts/tags.ts',
-  tokens: 'scripts/tokens.ts',
-  'eval:import': 'scripts/eval-import.ts',
-  'eval:report': 'scripts/eval-report.ts',
-  bench: 'scripts/stack/bench.ts',
-};
 
 function ensureDependencies() {
   const marker = path.join(root, 'node_modules', '.package-lock.json');
@@ -38,7 +26,7 @@ if (!commands[command]) {
   process.exit(2);
 }
 ensureDependencies();
-const result = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', commands[command], ...args], {
+const result = spawnSync(process.execPath, nodeArgs(command, args), {
   cwd: root,
   stdio: 'inherit',
 });

@@ -1,11 +1,18 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { commands } from '../../scripts/commands';
 
 const root = path.resolve(__dirname, '..', '..');
 
-/** Runs one of the project's TypeScript commands (an operator command) as a child process, against the test stack. */
+/** How npm's command runs `script` (its node options and loader, scripts/commands.js); ts-node for any other script. */
+function nodeArgsFor(script: string, args: string[]): string[] {
+  const command = Object.values(commands).find((c) => c.script === script);
+  return [...(command?.node ?? ['-r', 'ts-node/register/transpile-only']), script, ...args];
+}
+
+/** Runs one of the project's TypeScript commands (an operator command) as npm runs it, as a child process, against the test stack. */
 export function runScript(script: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const out = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], {
+  const out = spawnSync(process.execPath, nodeArgsFor(script, args), {
     cwd: root,
     encoding: 'utf8',
     env: process.env,
@@ -18,7 +25,7 @@ export function runScript(script: string, ...args: string[]): { code: number | n
  * for commands that need the worker running in this process.
  */
 export function runScriptAsync(env: Record<string, string>, script: string, ...args: string[]): Promise<CommandOutput> {
-  return runCommand(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], env);
+  return runCommand(process.execPath, nodeArgsFor(script, args), env);
 }
 
 export interface CommandOutput {

@@ -1,0 +1,4 @@
+/** The project's commands (commands.js): the TypeScript file each runs and its node options. */
+export declare const commands: Record<string, { script: string; node: string[] }>;
+/** The arguments of node that run `command` with `args`. */
+export declare function nodeArgs(command: string, args?: string[]): string[];
