@@ -25,6 +25,7 @@ import {
   writeRulesFile,
 } from './lib/ifeval-rules';
 import { progress } from './lib/progress';
+import { isTuningRule, rewordRules } from './lib/reword';
 import { onTopicScores } from './lib/on-topic';
 import { sameLanguageScores } from './lib/same-language';
 import { DEFAULT_DATASETS, REPO_ROOT, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
@@ -136,8 +137,16 @@ async function main() {
     )
     .option('--write-rules <file>', 'write the selected built-in phrasing as a rules file and exit')
     .option('--out <file>', 'result file', 'bench/results/judge.json')
+    .option('--no-local-graders', 'leave out the same-language and on-topic graders (no embedding server needed)')
     .parse();
-  const o = program.opts<{ datasets: string; rules?: string; phrasing: Phrasing; writeRules?: string; out: string }>();
+  const o = program.opts<{
+    datasets: string;
+    rules?: string;
+    phrasing: Phrasing;
+    writeRules?: string;
+    out: string;
+    localGraders: boolean;
+  }>();
   const items = loadIfeval(resolveDatasets(o.datasets));
   if (o.writeRules) {
     writeRulesFile(path.resolve(process.cwd(), o.writeRules), renderRules(items, o.phrasing));
@@ -161,6 +170,9 @@ async function main() {
   const phrasings = Object.fromEntries(
     others.map((p) => [p, summary(grade(items, renderRules(items, p), `${p} phrasing`))]),
   );
+  // The mechanical rewording (bench/lib/reword.ts): the tuning half's unread rules are shown, the test half's are not.
+  const reworded = grade(items, rewordRules(items), 'reworded phrasing');
+  const rewordedTuning = reworded.filter(isTuningRule);
   const seconds = (Date.now() - started) / 1000;
   const alt =
     o.rules || o.phrasing !== 'alt'
@@ -176,6 +188,14 @@ async function main() {
     goals: { agreement: 0.97, not_gradable: 0.03 },
     alt_phrasing: { agreement: alt.agreement, not_gradable: alt.not_gradable },
     phrasings,
+    reworded: {
+      method: 'mechanical edits of the project, alt and heldout wordings (bench/lib/reword.ts)',
+      tuning: { part: 'even prompt keys', ...summary(rewordedTuning) },
+      test: { part: 'odd prompt keys', ...summary(reworded.filter((g) => !isTuningRule(g))) },
+      not_gradable_tuning_rules: rewordedTuning
+        .filter((g) => g.outcome === 'not_applicable')
+        .map((g) => ({ key: g.key, instruction: g.type, rule: g.rule })),
+    },
     seconds: round(seconds, 2),
     gradable: main.gradable,
     fail_precision: main.fail_precision,
@@ -186,12 +206,14 @@ async function main() {
     disagreements_total: main.disagreements_total,
     disagreements: main.disagreements,
     not_gradable_rules: main.not_gradable_rules,
-    local_graders: {
-      same_language: sameLanguageScores(items),
-      on_topic: await onTopicScores(resolveDatasets(o.datasets)),
-    },
+    local_graders: o.localGraders
+      ? { same_language: sameLanguageScores(items), on_topic: await onTopicScores(resolveDatasets(o.datasets)) }
+      : 'left out (--no-local-graders)',
     run: info,
   };
+  console.log(
+    `[judge] reworded: tuning half ${JSON.stringify(result.reworded.tuning)}; test half ${JSON.stringify(result.reworded.test)}`,
+  );
   console.log(
     `[judge] ${rulesLabel}: agreement ${main.agreement} over ${main.gradable} gradable, not gradable ${main.not_gradable}; alt phrasing: agreement ${alt.agreement}, not gradable ${alt.not_gradable}`,
   );
