@@ -1,10 +1,12 @@
 /**
  * A rule description prepared for reading: quoted strings are set aside (so that a keyword such as
- * "sentence" is never read as an instruction), number words become digits, and the text is kept
+ * "sentence" is never read as an instruction), equivalent wordings become the ones the readers
+ * know (rule-wording.ts), number words become digits, and the text is kept
  * twice with equal length, as written (`raw`) and lower-cased (`low`). Family readers
  * (readers-structure.ts, readers-content.ts) consume the spans they understood, so two readers never claim the same words.
  */
 import type { Check, Count, Relation } from './checks';
+import { plainWording } from './rule-wording';
 
 const SMALL: Record<string, number> = {
   zero: 0,
@@ -143,7 +145,7 @@ function quotedSpans(text: string): { start: number; end: number; inner: string 
 }
 
 export class RuleText {
-  /** The description as written, with quotes replaced by ⟦i⟧ (for reading phrases and names literally). */
+  /** The description with quotes replaced by ⟦i⟧ (for reading phrases and names literally), in plain wording (rule-wording.ts). */
   written: string;
   /** `written` with number words as digits, of the same length. */
   raw: string;
@@ -160,7 +162,7 @@ export class RuleText {
       this.quotes.push(q.inner);
       at = q.end;
     }
-    this.written = masked + text.slice(at);
+    this.written = plainWording(masked + text.slice(at));
     this.raw = numbersToDigits(this.written);
     this.low = [...this.raw].map((c) => (c.toLowerCase().length === c.length ? c.toLowerCase() : c)).join('');
   }

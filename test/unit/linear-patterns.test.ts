@@ -251,6 +251,9 @@ describe('linear patterns: a megabyte of adversarial text per family', () => {
       ['a rule, then blanks', `No emails.${' '.repeat(size - 11)}x`, 'pass'],
       ['a rule, then stops', `No emails ${'.'.repeat(size - 11)}a`, 'pass'],
       ['a rule, then blank lines', `No emails.${mb('\n ', size - 12)}x`, 'pass'],
+      ['framings, again and again', mb('Important: this is mandatory. ', size), 'not_applicable'],
+      ['a response named again and again', mb('what you write the whole ', size), 'not_applicable'],
+      ['a word of a wording, then blanks', `full${' '.repeat(size - 6)}x`, 'not_applicable'],
     ];
     for (const [name, description, outcome] of descriptions) {
       it(`reads ${name}: ${outcome}`, () => {

@@ -4,6 +4,20 @@ import { parseRule } from '../../domain/evaluation/rule-parser';
 
 /** English variants of each family and the check they must read as. */
 const VARIANTS: [string, object][] = [
+  // Equivalent wordings (rule-wording.ts): framings, the response named otherwise, modal verbs, synonyms.
+  [
+    'Requirement: The text you produce ought to be 250 words or longer.',
+    { kind: 'words', count: { relation: 'at_least', n: 250 } },
+  ],
+  [
+    'Important: What you write has to have fewer than seven sentences. This is mandatory.',
+    { kind: 'sentences', count: { relation: 'less_than', n: 7 } },
+  ],
+  ['Please make sure of the following: Enclose the reply you give with double quotes.', { kind: 'quotation' }],
+  [
+    'Constraint for the assistant - Make sure the words "cat" show up somewhere in your output.',
+    { kind: 'keywords', words: ['cat'] },
+  ],
   ['Answer with at least 300 words', { kind: 'words', count: { relation: 'at_least', n: 300 } }],
   ['The response must contain no fewer than 300 words', { kind: 'words', count: { relation: 'at_least', n: 300 } }],
   ['Use 300+ words.', { kind: 'words', count: { relation: 'at_least', n: 300 } }],
