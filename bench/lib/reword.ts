@@ -12,19 +12,8 @@
  * key into a tuning half (even keys) and a test half (odd keys), and only the tuning half may be
  * looked at to improve the reader.
  */
+import { seeded } from '../../domain/tags/softmax';
 import { type IfevalItem, type Phrasing, renderRules, type RuleLine } from './ifeval-rules';
-
-/** A small deterministic generator (mulberry32), seeded per rule. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Whole-phrase synonyms, matched case-insensitively on word boundaries; the first letter's case is kept. */
 const SYNONYMS: [RegExp, string[]][] = [
@@ -127,7 +116,7 @@ const EDITS: Edit[] = [
 export function rewordRules(items: IfevalItem[], source: Phrasing[] = ['project', 'alt', 'heldout']): RuleLine[] {
   const sources = source.map((p) => renderRules(items, p));
   return sources[0].map((rule, i) => {
-    const rnd = random(rule.key * 131 + rule.index * 7919 + 17);
+    const rnd = seeded(rule.key * 131 + rule.index * 7919 + 17);
     let description = choose(sources, rnd)[i].description;
     const edits = [...EDITS].sort(() => rnd() - 0.5).slice(0, 2 + Math.floor(rnd() * 3));
     for (const edit of edits) description = edit(description, rnd);

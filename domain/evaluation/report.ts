@@ -163,15 +163,9 @@ const addPair = (into: [number, number] | undefined, v: [number, number]): [numb
   into ? [into[0] + v[0], into[1] + v[1]] : [v[0], v[1]];
 const addNumber = (into: number | undefined, v: number) => (into ?? 0) + v;
 
-interface RuleCounts {
-  ruleId: string;
-  category: string;
-  severity: string;
-  pass: number;
-  fail: number;
-  notGradable: number;
+type RuleCounts = Pick<RuleStat, 'ruleId' | 'category' | 'severity' | 'pass' | 'fail' | 'notGradable'> & {
   byPeriod: PeriodCounts<[number, number]>;
-}
+};
 
 interface ModelCounts {
   calls: number;
