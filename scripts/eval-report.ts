@@ -13,7 +13,7 @@ import { renderHtml } from '../domain/evaluation/report-html';
 import { renderMarkdown } from '../domain/evaluation/report-markdown';
 import { terminalText } from '../domain/text/terminal-text';
 import { TENANT_PATTERN } from '../domain/weaviate/collections';
-import { streamResults } from '../domain/weaviate/eval-results';
+import { streamReportRows } from '../domain/weaviate/eval-results';
 import { withWeaviate } from './operator-weaviate';
 
 function parseTenant(value: string): string {
@@ -47,7 +47,7 @@ const program = new Command('eval:report')
         const scope = { tenant: o.tenant, useCase: o.useCase, from: o.from, to: o.to, where: o.where };
         // One pass over the tenant's results, a page at a time: memory stays bounded at any size.
         const builder = new ReportBuilder(scope);
-        for await (const r of streamResults({ weaviate }, { ...scope, forReport: true })) builder.add(r);
+        for await (const r of streamReportRows({ weaviate }, scope)) builder.add(r);
         const report = builder.finish();
         console.log(renderMarkdown(report));
         const file = path.resolve(o.html || `eval-report-${o.tenant}.html`);

@@ -5,6 +5,7 @@
  * redacted text is stored (domain/evaluation/redact.ts).
  */
 import { Filters, type WeaviateClient } from 'weaviate-client';
+import type { ReportRow } from '../evaluation/report';
 import type { Grading } from '../evaluation/results';
 import { COLLECTIONS, tenantCollection } from './collections';
 import { objectId } from './ingest';
@@ -89,35 +90,49 @@ const REPORT_PROPERTIES = ['recordId', 'model', 'useCase', 'loggedAt', 'latencyM
 /** Results per page when reading a tenant's results in order. */
 const PAGE = 1000;
 
-function toResult(p: Record<string, any>): EvalResult {
+function toReportRow(p: Record<string, any>): ReportRow {
   const graded = JSON.parse(p.rulesJson || '{}');
   return {
     recordId: p.recordId,
-    runId: p.runId,
     model: p.model,
-    judge: p.judge,
     useCase: p.useCase,
     loggedAt: Number(p.loggedAt),
-    latencyMs: p.latencyMs !== undefined && Number(p.latencyMs) >= 0 ? Number(p.latencyMs) : null,
+    latencyMs: Number(p.latencyMs) >= 0 ? Number(p.latencyMs) : null,
     metadata: JSON.parse(p.metadataJson || '{}'),
-    messages: JSON.parse(p.messagesJson || '[]'),
-    output: p.output,
     correctness: graded.correctness,
     rules: graded.rules ?? [],
+  };
+}
+
+function toResult(p: Record<string, any>): EvalResult {
+  return {
+    ...toReportRow(p),
+    runId: p.runId,
+    judge: p.judge,
+    messages: JSON.parse(p.messagesJson || '[]'),
+    output: p.output,
     redactions: Number(p.redactions),
     gradedAt: Number(p.gradedAt),
   };
 }
 
+interface Window {
+  tenant: string;
+  useCase?: string;
+  /** Epoch ms of loggedAt, inclusive / exclusive. */
+  from?: number;
+  to?: number;
+}
+
 /**
- * The tenant's results, a page at a time in object-id order (Weaviate's cursor), optionally of one
- * use case and within [from, to) by loggedAt: memory holds one page whatever the tenant's size.
- * `forReport` reads only what a report needs (ReportRow), not the messages and the output.
+ * The tenant's results in object-id order (Weaviate's cursor), a page at a time, read by `read`
+ * and kept when in the window: memory holds one page whatever the tenant's size.
  */
-export async function* streamResults(
+async function* pages<T extends Pick<ReportRow, 'useCase' | 'loggedAt'>>(
   deps: Deps,
-  input: { tenant: string; useCase?: string; from?: number; to?: number; forReport?: boolean },
-): AsyncGenerator<EvalResult> {
+  input: Window,
+  o: { read: (properties: Record<string, any>) => T; properties?: string[] },
+): AsyncGenerator<T> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.evalResult, input.tenant);
   if (!collection) return;
   let after: string | undefined;
@@ -125,10 +140,10 @@ export async function* streamResults(
     const page = await collection.query.fetchObjects({
       limit: PAGE,
       after,
-      ...(input.forReport ? { returnProperties: REPORT_PROPERTIES as any } : {}),
+      ...(o.properties ? { returnProperties: o.properties as any } : {}),
     });
-    for (const o of page.objects) {
-      const r = toResult(o.properties as Record<string, any>);
+    for (const object of page.objects) {
+      const r = o.read(object.properties as Record<string, any>);
       if (input.useCase && r.useCase !== input.useCase) continue;
       if (input.from !== undefined && r.loggedAt < input.from) continue;
       if (input.to !== undefined && r.loggedAt >= input.to) continue;
@@ -139,13 +154,14 @@ export async function* streamResults(
   }
 }
 
-/** The tenant's results, all in memory (tests and small tenants; reports use streamResults). */
-export async function listResults(
-  deps: Deps,
-  input: { tenant: string; useCase?: string; from?: number; to?: number },
-): Promise<EvalResult[]> {
+/** What a report reads of the tenant's results (not their messages and output), a page at a time. */
+export const streamReportRows = (deps: Deps, input: Window) =>
+  pages(deps, input, { read: toReportRow, properties: REPORT_PROPERTIES });
+
+/** The tenant's results, all in memory (tests and small tenants; reports use streamReportRows). */
+export async function listResults(deps: Deps, input: Window): Promise<EvalResult[]> {
   const out: EvalResult[] = [];
-  for await (const r of streamResults(deps, input)) out.push(r);
+  for await (const r of pages(deps, input, { read: toResult })) out.push(r);
   return out;
 }
 
