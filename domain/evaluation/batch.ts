@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import type { WeaviateClient } from 'weaviate-client';
 import { LINE_TOO_LONG, MAX_LINE_BYTES, parseLoggedCall, type LoggedCall } from '../contracts/logged-call';
+import type { Rule } from '../contracts/evaluation';
 import type { ChatGateway } from '../models/chat';
 import type { Embedder } from '../models/embeddings';
 import {
@@ -24,6 +25,7 @@ import {
   type EvalResult,
 } from '../weaviate/eval-results';
 import { gradeOutput } from './grade';
+import { asksOnTopic, topicSimilarities } from './topic';
 import type { Progress } from '../progress';
 import type { Redaction } from './redact';
 import type { Grading } from './results';
@@ -225,6 +227,18 @@ export async function gradeImportChunk(
     }
   }
   const already = await gradedRecordIds(deps, { tenant: input.tenant, ids: records.map((r) => r.record.id) });
+  const useCaseOf = (record: LoggedCall) => {
+    try {
+      return deps.useCases.get(record.use_case ?? input.useCase ?? 'default', input.tenant);
+    } catch {
+      return undefined;
+    }
+  };
+  const similarities = await chunkTopicSimilarities(deps, {
+    tenant: input.tenant,
+    records: records.filter(({ record }) => !already.has(record.id)).map(({ record }) => record),
+    useCaseOf,
+  });
   const results: EvalResult[] = [];
   for (const [n, { record, line }] of records.entries()) {
     if (already.has(record.id)) {
@@ -232,12 +246,7 @@ export async function gradeImportChunk(
       continue;
     }
     const useCaseName = record.use_case ?? input.useCase ?? 'default';
-    let useCase;
-    try {
-      useCase = deps.useCases.get(useCaseName, input.tenant);
-    } catch {
-      useCase = undefined;
-    }
+    const useCase = useCaseOf(record);
     if (!useCase) {
       outcome.failed += 1;
       problem(line, 'failed', `use_case ${JSON.stringify(useCaseName)} names no valid use case`);
@@ -250,6 +259,7 @@ export async function gradeImportChunk(
         rules: useCase.rules,
         tenant: input.tenant,
         interactive: false,
+        topicSimilarity: similarities.get(record.id),
       });
       results.push(
         await storedResult(deps, {
@@ -273,6 +283,28 @@ export async function gradeImportChunk(
   outcome.graded = stored.stored;
   outcome.duplicates += stored.duplicates;
   return outcome;
+}
+
+/**
+ * The on-topic similarity of each record whose use case has an on-topic rule (and no model judge
+ * grades it), measured for the whole chunk in groups (topic.ts): null where it is unavailable.
+ */
+async function chunkTopicSimilarities(
+  deps: Pick<Deps, 'embedder' | 'chat' | 'signal'>,
+  input: { tenant: string; records: LoggedCall[]; useCaseOf: (r: LoggedCall) => { rules: Rule[] } | undefined },
+): Promise<Map<string, number | null>> {
+  const out = new Map<string, number | null>();
+  if (!deps.embedder || deps.chat.complete) return out;
+  const asking = input.records.filter((r) => {
+    const useCase = input.useCaseOf(r);
+    return useCase !== undefined && asksOnTopic(useCase.rules);
+  });
+  const similarities = await topicSimilarities(
+    { embedder: deps.embedder, signal: deps.signal },
+    { pairs: asking, tenant: input.tenant, interactive: false },
+  );
+  asking.forEach((r, i) => out.set(r.id, similarities[i] ?? null));
+  return out;
 }
 
 /** Deletes, for every tenant and use case, the results older than the use case's retention. */

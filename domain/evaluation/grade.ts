@@ -27,13 +27,15 @@ export async function gradeOutput(
     engine?: 'local';
     /** Whether a request waits for the grading (evaluate) rather than a batch: its embeddings go first. */
     interactive?: boolean;
+    /** The on-topic similarity when the caller measured it already (a batch, by group); null: unavailable. */
+    topicSimilarity?: number | null;
   },
 ): Promise<Grading> {
-  const { tenant, engine, interactive, ...grade } = input;
+  const { tenant, engine, interactive, topicSimilarity: measured, ...grade } = input;
   const work =
     deps.chat.complete && engine !== 'local'
       ? gradeWithModel({ chat: tenant ? forTenant(deps.chat, tenant) : deps.chat, ...grade, signal: deps.signal })
-      : gradeBuiltin(deps, { ...grade, tenant, interactive: interactive ?? true });
+      : gradeBuiltin(deps, { ...grade, tenant, interactive: interactive ?? true, measured });
   return heartbeating(work, {
     progress: deps.progress,
     details: { phase: 'grading', rules: input.rules.length, outputChars: input.output.length },
@@ -43,12 +45,14 @@ export async function gradeOutput(
 /** The built-in judge on a CPU thread, with the output's similarity to the question when a rule asks whether it is on topic. */
 async function gradeBuiltin(
   deps: { cpu: CpuPool; embedder?: Embedder; signal?: AbortSignal },
-  input: GradeInput & { tenant?: string; interactive: boolean },
+  input: GradeInput & { tenant?: string; interactive: boolean; measured?: number | null },
 ): Promise<Grading> {
-  const { tenant, interactive, ...grade } = input;
+  const { tenant, interactive, measured, ...grade } = input;
   const similarity =
-    deps.embedder && asksOnTopic(grade.rules)
-      ? await topicSimilarity({ embedder: deps.embedder, signal: deps.signal }, { ...grade, tenant, interactive })
-      : undefined;
+    measured !== undefined
+      ? (measured ?? undefined)
+      : deps.embedder && asksOnTopic(grade.rules)
+        ? await topicSimilarity({ embedder: deps.embedder, signal: deps.signal }, { ...grade, tenant, interactive })
+        : undefined;
   return deps.cpu.run({ task: 'gradeBuiltin', input: { ...grade, topicSimilarity: similarity }, signal: deps.signal });
 }

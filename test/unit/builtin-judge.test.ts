@@ -8,7 +8,7 @@ import {
 } from '../../domain/evaluation/builtin-judge';
 import { countSentences, countWords } from '../../domain/evaluation/text-measures';
 import { findCardNumbers, findPhones, luhn } from '../../domain/evaluation/sensitive-data';
-import { topicSimilarity } from '../../domain/evaluation/topic';
+import { topicSimilarities, topicSimilarity } from '../../domain/evaluation/topic';
 import type { Embedder } from '../../domain/models/embeddings';
 import { EMBEDDING_CHARS, embeddedPart } from '../../domain/text/records';
 
@@ -404,5 +404,43 @@ describe('on-topic: what is embedded', () => {
     const cut = embeddedPart(`x${'😀'.repeat(EMBEDDING_CHARS)}`);
     assert.equal(cut.length, EMBEDDING_CHARS - 1);
     assert.ok(cut.endsWith('😀'));
+  });
+});
+
+describe('on-topic in a batch: measured a group at a time', () => {
+  it('embeds up to 16 pairs per query call and per passage call, and leaves a failed group unmeasured', async () => {
+    const calls: { inputType: string; texts: string[] }[] = [];
+    const embedder: Embedder = {
+      model: 'recording',
+      async embed({ texts, inputType }) {
+        calls.push({ inputType, texts });
+        if (texts.some((t) => t.includes('broken'))) throw new Error('embedding server down');
+        return texts.map(() => [1]);
+      },
+    };
+    const pairs = Array.from({ length: 40 }, (_, i) => ({
+      messages: [{ role: 'user', content: i === 20 ? 'broken' : `question ${i}` }],
+      output: `answer ${i}`,
+    }));
+    pairs[3] = { messages: [{ role: 'assistant', content: 'no question here' }], output: 'x' };
+    const similarities = await topicSimilarities({ embedder }, { pairs, interactive: false });
+    // 39 comparable pairs: groups of 16, 16 and 7, each one query call and one passage call.
+    assert.deepEqual(
+      calls.map((c) => [c.inputType, c.texts.length]),
+      [
+        ['query', 16],
+        ['passage', 16],
+        ['query', 16],
+        ['passage', 16],
+        ['query', 7],
+        ['passage', 7],
+      ],
+    );
+    assert.equal(similarities[3], undefined, 'nothing asked: nothing to compare');
+    assert.equal(similarities[0], 1);
+    // pair 20 sits in the second group (comparable pairs 16 to 31): that group failed as a whole.
+    assert.equal(similarities[20], undefined);
+    assert.equal(similarities[18], undefined);
+    assert.equal(similarities[39], 1);
   });
 });
