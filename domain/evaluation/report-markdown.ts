@@ -57,12 +57,10 @@ export function verdict(c: EvalReport['comparisons'][number]): string {
   return c.pAdjusted === null ? 'too few calls to tell' : 'no significant difference';
 }
 
+/** A markdown table; an empty cell is one blank ("| | a |"). */
 function table(header: string[], rows: string[][]): string[] {
-  return [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---|').join('')}`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
-  ];
+  const row = (cells: string[]) => `|${cells.map((c) => (c ? ` ${c} ` : ' ')).join('|')}|`;
+  return [row(header), `|${header.map(() => '---|').join('')}`, ...rows.map(row)];
 }
 
 export function renderMarkdown(report: EvalReport): string {
