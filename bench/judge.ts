@@ -207,7 +207,15 @@ async function main() {
     disagreements: main.disagreements,
     not_gradable_rules: main.not_gradable_rules,
     local_graders: o.localGraders
-      ? { same_language: sameLanguageScores(items), on_topic: await onTopicScores(resolveDatasets(o.datasets)) }
+      ? {
+          same_language: sameLanguageScores(items),
+          on_topic: await onTopicScores(resolveDatasets(o.datasets)),
+          polite: {
+            graded_locally: false,
+            reason:
+              'no dataset here labels politeness, so no local method could be measured: the rule is left to a model judge (not_applicable without one)',
+          },
+        }
       : 'left out (--no-local-graders)',
     run: info,
   };
