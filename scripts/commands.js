@@ -29,4 +29,4 @@ function nodeArgs(command, args = []) {
   return [...c.node, c.script, ...args];
 }
 
-module.exports = { commands, nodeArgs };
+module.exports = { commands, nodeArgs, TS_NODE };

@@ -287,7 +287,9 @@ export async function gradeImportChunk(
 
 /**
  * The on-topic similarity of each record whose use case has an on-topic rule (and no model judge
- * grades it), measured for the whole chunk in groups (topic.ts): null where it is unavailable.
+ * grades it), measured for the whole chunk in groups (topic.ts); null where there is nothing to
+ * measure (no on-topic rule) or it is unavailable, so grading does not look again. Whether a use
+ * case asks is read once per use case, not once per record.
  */
 async function chunkTopicSimilarities(
   deps: Pick<Deps, 'embedder' | 'chat' | 'signal'>,
@@ -295,9 +297,13 @@ async function chunkTopicSimilarities(
 ): Promise<Map<string, number | null>> {
   const out = new Map<string, number | null>();
   if (!deps.embedder || deps.chat.complete) return out;
+  const asks = new Map<Rule[], boolean>();
   const asking = input.records.filter((r) => {
-    const useCase = input.useCaseOf(r);
-    return useCase !== undefined && asksOnTopic(useCase.rules);
+    const rules = input.useCaseOf(r)?.rules;
+    if (!rules) return false;
+    if (!asks.has(rules)) asks.set(rules, asksOnTopic(rules));
+    if (!asks.get(rules)) out.set(r.id, null);
+    return asks.get(rules);
   });
   const similarities = await topicSimilarities(
     { embedder: deps.embedder, signal: deps.signal },

@@ -1,13 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { commands } from '../../scripts/commands';
+import { commands, TS_NODE } from '../../scripts/commands';
 
 const root = path.resolve(__dirname, '..', '..');
 
 /** How npm's command runs `script` (its node options and loader, scripts/commands.js); ts-node for any other script. */
 function nodeArgsFor(script: string, args: string[]): string[] {
   const command = Object.values(commands).find((c) => c.script === script);
-  return [...(command?.node ?? ['-r', 'ts-node/register/transpile-only']), script, ...args];
+  return [...(command?.node ?? TS_NODE), script, ...args];
 }
 
 /** Runs one of the project's TypeScript commands (an operator command) as npm runs it, as a child process, against the test stack. */
