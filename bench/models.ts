@@ -79,6 +79,7 @@ const SETTINGS = [
   'DEADLINE_MODEL_MS',
   'CHAT_RESPONSE_FORMAT',
   'CHAT_FREQUENCY_PENALTY',
+  'CHAT_BOUNDED_STRINGS',
   ...CHAT_CAPABILITIES.map((c) => `CHAT_MAX_TOKENS_${c.replace(/[A-Z]/g, (l) => `_${l}`).toUpperCase()}`),
 ];
 
@@ -562,6 +563,8 @@ async function main(): Promise<void> {
     CHAT_MODEL: chat.model,
     CHAT_CONTEXT_TOKENS: String(chat.contextTokens),
     CHAT_FALLBACK: 'local',
+    // llama.cpp's grammar honours maxLength: the local server gets bounded strings, as under npm start.
+    ...(chat.server === 'local' && !process.env.CHAT_BOUNDED_STRINGS ? { CHAT_BOUNDED_STRINGS: 'true' } : {}),
   };
   const modelConfig = loadServicesConfig({ ...process.env, ...modelEnv }).chat!;
   const apps: { local?: InProcessApp; model?: InProcessApp } = {};
@@ -601,6 +604,7 @@ async function main(): Promise<void> {
       fallback: 'local',
       max_tokens: modelConfig.maxTokens,
       frequency_penalty: modelConfig.frequencyPenalty,
+      bounded_strings: modelConfig.boundedStrings,
       default_max_tokens: DEFAULT_MAX_TOKENS,
       settings: Object.fromEntries(SETTINGS.map((name) => [name, process.env[name] ?? null])),
       limit: o.limit ?? null,

@@ -69,6 +69,12 @@ export interface ChatSettings {
    * temperature 0 a small model repeats a sentence until its token bound; a mild penalty stops it.
    */
   frequencyPenalty: number;
+  /**
+   * A `maxLength` on each free-text string of a reply's schema, from the call's `max_tokens`
+   * (CHAT_BOUNDED_STRINGS; domain/models/bounded-strings.ts): for servers whose constrained
+   * decoding honours it (llama.cpp). OpenAI's strict mode refuses it.
+   */
+  boundedStrings: boolean;
 }
 
 /** The default `frequency_penalty`: enough to stop a small model's loops (docs/benchmarks.md, bench:models). */
@@ -111,6 +117,7 @@ function loadChatSettings(env: NodeJS.ProcessEnv): ChatSettings | undefined {
     fallback: choiceEnv(env, 'CHAT_FALLBACK', ['local', 'none'], 'local'),
     responseFormat: choiceEnv(env, 'CHAT_RESPONSE_FORMAT', ['auto', 'json_schema', 'json_object'], 'auto'),
     frequencyPenalty: rangeEnv(env, 'CHAT_FREQUENCY_PENALTY', { min: -2, max: 2, fallback: DEFAULT_FREQUENCY_PENALTY }),
+    boundedStrings: choiceEnv(env, 'CHAT_BOUNDED_STRINGS', ['true', 'false'], 'false') === 'true',
   };
 }
 

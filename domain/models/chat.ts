@@ -14,6 +14,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { APIError } from 'openai';
 import { type ChatCapability, type ChatSettings, DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_TOKENS } from '../config';
+import { stringLimit, tidyStrings, withStringLimit } from './bounded-strings';
 import { dataBudget, estimateTokens } from './prompt-budget';
 
 export interface ChatMessage {
@@ -132,13 +133,25 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
   });
   let jsonSchema = config.responseFormat !== 'json_object';
 
-  const responseFormat = (schema: ReplySchema | undefined) => {
+  /** The longest a free string of the reply may be (CHAT_BOUNDED_STRINGS), or undefined. */
+  const limitOf = (call: ChatCall) =>
+    config.boundedStrings && call.schema
+      ? stringLimit(call.schema.schema, config.maxTokens[call.capability])
+      : undefined;
+
+  const responseFormat = (call: ChatCall) => {
+    const { schema } = call;
     if (!schema) return {};
     if (!jsonSchema) return { response_format: { type: 'json_object' as const } };
+    const limit = limitOf(call);
     return {
       response_format: {
         type: 'json_schema' as const,
-        json_schema: { name: schema.name, strict: true, schema: schema.schema },
+        json_schema: {
+          name: schema.name,
+          strict: true,
+          schema: (limit ? withStringLimit(schema.schema, limit) : schema.schema) as Record<string, unknown>,
+        },
       },
     };
   };
@@ -152,7 +165,7 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
           temperature: 0,
           max_tokens: config.maxTokens[call.capability],
           ...(config.frequencyPenalty ? { frequency_penalty: config.frequencyPenalty } : {}),
-          ...responseFormat(call.schema),
+          ...responseFormat(call),
         },
         { signal: call.signal },
       )
@@ -204,7 +217,19 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
       if (choice?.finish_reason === 'length')
         throw unreadable(`cut at ${config.maxTokens[call.capability]} tokens`, { retryable: false });
       if (typeof content !== 'string') throw unreadable('no message content');
-      return { content, usage };
+      const limit = limitOf(call);
+      return { content: limit ? tidied(content, limit) : content, usage };
     },
   };
+}
+
+/** A JSON reply with its strings tidied (bounded-strings.ts); anything else as it came, for the engine to refuse. */
+function tidied(content: string, limit: number): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    return content;
+  }
+  return JSON.stringify(tidyStrings(value, limit));
 }

@@ -5,8 +5,8 @@
  * key. Ctrl-C stops all, without restarts.
  *
  * With LOCAL_CHAT_MODEL (`gemma3-270m`, the pinned model, or the path of a .gguf file) a local chat
- * model server runs too, and the API and the worker use it: CHAT_BASE_URL, CHAT_MODEL and
- * CHAT_CONTEXT_TOKENS point at it unless they are set.
+ * model server runs too, and the API and the worker use it: CHAT_BASE_URL, CHAT_MODEL,
+ * CHAT_CONTEXT_TOKENS and CHAT_BOUNDED_STRINGS point at it unless they are set.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -60,6 +60,8 @@ async function main(): Promise<void> {
         CHAT_BASE_URL: stack.chatModel.url,
         CHAT_MODEL: stack.chatModel.model,
         CHAT_CONTEXT_TOKENS: String(stack.chatModel.contextTokens),
+        // llama.cpp's grammar honours maxLength (domain/models/bounded-strings.ts); another server may not.
+        ...(process.env.CHAT_BASE_URL ? {} : { CHAT_BOUNDED_STRINGS: 'true' }),
       };
       for (const [name, value] of Object.entries(chat)) if (!process.env[name]) env[name] = value;
     }

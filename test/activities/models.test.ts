@@ -239,6 +239,39 @@ describe('model gateway', () => {
       assert.match(err.message, /cut at 30 tokens/);
     });
 
+    it('with CHAT_BOUNDED_STRINGS, bounds the free strings of the schema it sends and tidies them in the reply', async () => {
+      const summary = {
+        name: 'summary',
+        schema: strictObject({ summary: { type: 'string' }, kind: { type: 'string', enum: ['a'] } }),
+      };
+      const call = { ...hi, capability: 'summary' as const, schema: summary };
+      const looped =
+        'We refund the monthly plan. We refund the monthly plan. Thanks\n\nWe refund the monthly plan. Thanks';
+      server.mode = { kind: 'answer', content: JSON.stringify({ summary: looped, kind: 'a' }) };
+      // Off by default: the schema and the reply as they are.
+      assert.equal((await gateway().complete!(call)).content, JSON.stringify({ summary: looped, kind: 'a' }));
+      assert.deepEqual(server.requests.at(-1).response_format.json_schema.schema, summary.schema);
+      const bounded = createChatGateway(
+        loadServicesConfig({
+          CHAT_BASE_URL: server.baseUrl,
+          CHAT_BOUNDED_STRINGS: 'true',
+          CHAT_MAX_TOKENS_SUMMARY: '100',
+        }).chat!,
+      );
+      const out = await bounded.complete!(call);
+      const sent = server.requests.at(-1).response_format.json_schema.schema;
+      assert.deepEqual(sent.properties.summary, { type: 'string', maxLength: 200 });
+      assert.deepEqual(sent.properties.kind, { type: 'string', enum: ['a'] });
+      assert.deepEqual(JSON.parse(out.content), { summary: 'We refund the monthly plan. Thanks\n\nThanks', kind: 'a' });
+      // A reply that is not JSON is left for the engine to refuse.
+      server.mode = { kind: 'answer', content: 'not json' };
+      assert.equal((await bounded.complete!(call)).content, 'not json');
+      assert.throws(
+        () => loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_BOUNDED_STRINGS: 'yes' }),
+        /CHAT_BOUNDED_STRINGS/,
+      );
+    });
+
     it('sends each capability its own bound, set by CHAT_MAX_TOKENS_*', async () => {
       server.mode = { kind: 'answer', content: 'x' };
       const config = loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_MAX_TOKENS_FOLLOW_UP: '64' }).chat!;

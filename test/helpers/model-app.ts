@@ -35,6 +35,7 @@ export async function startModelApp(env: Record<string, string> = {}): Promise<M
     CHAT_TIMEOUT_MS: '1000',
     // The fault tests see the model's own failures; the fallback's tests ask for it.
     CHAT_FALLBACK: 'none',
+    CHAT_BOUNDED_STRINGS: 'true',
     ...env,
   });
   return {
@@ -62,6 +63,7 @@ export function startRealModelApp(env: Record<string, string> = {}): Promise<Rea
     CHAT_TIMEOUT_MS: '60000',
     DEADLINE_MODEL_MS: '150000',
     CHAT_FALLBACK: 'none',
+    CHAT_BOUNDED_STRINGS: 'true',
     ...env,
   });
 }
