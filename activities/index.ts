@@ -64,6 +64,7 @@ export function createAskActivities(deps: AskActivityDeps) {
   return {
     readSessionTurns: measured(deps, ask.sessionTurns),
     rewriteFollowUp: bind(deps, ask.standaloneOf),
+    answerLocally: measured(deps, ask.answerLocally),
     retrieveSources: measured(deps, ask.retrieveForAnswer),
     composeLocalAnswer: measured(deps, ask.composeLocalAnswer),
     composeModelAnswer: measured(deps, ask.composeModelAnswer),

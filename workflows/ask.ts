@@ -4,13 +4,16 @@
  * is the question as the API received it, its result the answer as the API presents it.
  *
  * The steps are activities (domain/ask/answer.ts): reading the session's earlier turns (only when
- * the request named a session), retrieval and composition with the local engine as local
- * activities, which run in the worker that runs this workflow and add no round trip to the
- * server; with a chat model, the model's calls (rewriting a follow-up, composing) as normal
- * activities, each attempt in the history, retried the way a rate-limited provider needs and
- * never past the request's deadline. The answer is stored before the workflow returns, so
- * feedback on it and the session's next question find it at once. An ask's history is about ten
- * events; namespace retention removes it with the execution.
+ * the request named a session) and the local steps as local activities, which run in the worker
+ * that runs this workflow and add no round trip to the server. With the local engine, retrieval,
+ * the extract and storing are one local activity (`answerLocally`): each local activity costs the
+ * ask an activation of the workflow, and the sources' passages stay out of the history. With a chat
+ * model, retrieval and storing are local activities apart, and the model's calls (rewriting a
+ * follow-up, composing) normal activities, each attempt in the history, retried the way a
+ * rate-limited provider needs and never past the request's deadline. The answer is stored before
+ * the workflow returns, so feedback on it and the session's next question find it at once. An
+ * ask's history is 6 events with the local engine (7 with a session to read), about ten with a
+ * model; namespace retention removes it with the execution.
  *
  * With `fallback: 'local'` (CHAT_FALLBACK), a model call that fails for good (down, rate-limited
  * past its retries, unreadable, out of time) is not the ask's failure: the rest of the ask is
@@ -116,20 +119,24 @@ async function orFallback<R>(
 
 export async function askWorkflow(input: AskWorkflowInput): Promise<AskWorkflowResult> {
   const { question: q } = input;
-  const model = input.engine === 'openai';
-  const fallback: { reason?: string } = {};
   const history = q.followUp ? await steps.readSessionTurns({ tenant: q.tenant, chatId: q.chatId }) : undefined;
   const turns = history?.value ?? [];
+  if (input.engine === 'local') {
+    // The local engine: retrieval, the extract and storing as one step (domain/ask/answer.ts, answerLocally).
+    const local = await steps.answerLocally({ question: q, history: turns });
+    return answered({ ...local.value, timings: { ...local.value.timings, history: history?.ms } });
+  }
+  const fallback: { reason?: string } = {};
   const standalone =
-    model && turns.length > 0
+    turns.length > 0
       ? await orFallback(input, fallback, () =>
           modelCall(input).rewriteFollowUp({ question: q.question, history: turns, tenant: q.tenant }),
         )
       : undefined;
-  const found = await steps.retrieveSources({ ...q, history: turns, standalone, engine: input.engine });
+  const found = await steps.retrieveSources({ ...q, history: turns, standalone, engine: 'openai' });
   const { sources, language } = found.value;
   const composedByModel =
-    model && fallback.reason === undefined
+    fallback.reason === undefined
       ? await orFallback(input, fallback, () =>
           modelCall(input).composeModelAnswer({
             question: q.question,
@@ -146,7 +153,7 @@ export async function askWorkflow(input: AskWorkflowInput): Promise<AskWorkflowR
       standalone: found.value.standalone,
       sources,
       language,
-      chosenFor: input.engine,
+      chosenFor: 'openai',
     }));
   const { intentTag } = found.value;
   const result: AskAnswer = {
@@ -167,6 +174,11 @@ export async function askWorkflow(input: AskWorkflowInput): Promise<AskWorkflowR
     [composedByModel ? 'model' : 'compose']: composed.ms,
     store: stored.ms,
   };
-  asks.answered({ ...result, timings });
-  return { ...result, timings };
+  return answered({ ...result, timings });
+}
+
+/** The ask's result, handed to the worker running it as the run ends (AskSinks). */
+function answered(result: AskWorkflowResult): AskWorkflowResult {
+  asks.answered(result);
+  return result;
 }

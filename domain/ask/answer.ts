@@ -214,6 +214,40 @@ export async function storeAnswer(
 }
 
 /**
+ * The whole ask with the local engine as one step: retrieval, the extract, storing the answer (unless
+ * `store: false`). The ask workflow runs it as one local activity, so the sources' passages never
+ * enter the history and the ask costs one activation of the workflow instead of three.
+ */
+export async function answerLocally(
+  deps: AskDeps,
+  input: { question: AskQuestion; history: Turn[]; store?: boolean },
+): Promise<AskAnswer & { timings: AskTimings }> {
+  const { question: q } = input;
+  const retrieving = performance.now();
+  const found = await retrieveForAnswer(deps, { ...q, history: input.history, engine: 'local' });
+  const composing = performance.now();
+  const answer = await composeLocalAnswer(deps, found);
+  const storing = performance.now();
+  const result: AskAnswer = {
+    answerId: q.answerId,
+    chatId: q.chatId,
+    standalone: found.standalone,
+    language: found.language,
+    engine: 'local',
+    intentTag: found.intentTag,
+    answer,
+  };
+  if (input.store !== false) await storeAnswer(deps, { question: q, answer: result });
+  const timings: AskTimings = {
+    ...found.timings,
+    retrieve: composing - retrieving,
+    compose: storing - composing,
+    ...(input.store !== false ? { store: performance.now() - storing } : {}),
+  };
+  return { ...result, timings };
+}
+
+/**
  * The whole ask in this process, step after step, without Temporal: what the workflow runs, for
  * the benchmark's in-process baseline and the tuning scripts. With `store: false` the answer is not stored.
  */
@@ -223,42 +257,35 @@ export async function askInProcess(
 ): Promise<AskAnswer & { timings: AskTimings }> {
   const started = performance.now();
   const history = input.followUp ? await sessionTurns(deps, input) : [];
-  const historyMs = performance.now() - started;
-  const engine = deps.chat.engine;
-  const standalone =
-    engine === 'openai' && history.length > 0
-      ? await standaloneOf(deps, { question: input.question, history })
-      : undefined;
+  // As the workflow reports it: no `history` step without a session to read.
+  const historyMs = input.followUp ? performance.now() - started : undefined;
+  if (deps.chat.engine === 'local') {
+    const answered = await answerLocally(deps, { question: input, history, store: input.store });
+    return { ...answered, timings: { ...answered.timings, history: historyMs } };
+  }
+  const standalone = history.length > 0 ? await standaloneOf(deps, { question: input.question, history }) : undefined;
   const retrieving = performance.now();
-  const found = await retrieveForAnswer(deps, { ...input, history, standalone, engine });
+  const found = await retrieveForAnswer(deps, { ...input, history, standalone, engine: 'openai' });
   const retrieveMs = performance.now() - retrieving;
   const composing = performance.now();
-  const answer =
-    engine === 'openai'
-      ? await composeModelAnswer(deps, {
-          question: input.question,
-          history,
-          sources: found.sources,
-          language: found.language,
-        })
-      : await composeLocalAnswer(deps, {
-          standalone: found.standalone,
-          sources: found.sources,
-          language: found.language,
-        });
+  const answer = await composeModelAnswer(deps, {
+    question: input.question,
+    history,
+    sources: found.sources,
+    language: found.language,
+  });
   const timings: AskTimings = {
     ...found.timings,
-    // As the workflow reports it: no `history` step without a session to read.
-    history: input.followUp ? historyMs : undefined,
+    history: historyMs,
     retrieve: retrieveMs,
-    [engine === 'openai' ? 'model' : 'compose']: performance.now() - composing,
+    model: performance.now() - composing,
   };
   const result: AskAnswer = {
     answerId: input.answerId,
     chatId: input.chatId,
     standalone: found.standalone,
     language: found.language,
-    engine,
+    engine: 'openai',
     intentTag: found.intentTag,
     answer,
   };

@@ -14,6 +14,7 @@ import {
   PINNED_MODEL_DRY_MULTIPLIER,
   PINNED_MODEL_REPEAT_PENALTY,
   SEARCH_ATTRIBUTES,
+  SQLITE_PRAGMAS,
   weaviateEnv,
 } from '../../scripts/stack/services';
 import { CHAT_MODEL_DEFAULTS, QUERY_SERVER_THREADS } from '../../scripts/stack/stack';
@@ -159,6 +160,7 @@ describe('docker-compose.yml', () => {
     assert.deepEqual(flagValues(command, '--port'), ['7233']);
     assert.deepEqual(flagValues(command, '--ui-port'), ['8233']);
     assert.deepEqual(flagValues(command, '--search-attribute').sort(), [...SEARCH_ATTRIBUTES].sort());
+    assert.deepEqual(flagValues(command, '--sqlite-pragma'), SQLITE_PRAGMAS);
 
     // The dynamic config values startTemporal passes, read from its source so the two cannot drift.
     const source = read('scripts/stack/services.ts');

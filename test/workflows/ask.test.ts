@@ -19,6 +19,7 @@ import { eventTimeMs, historyOf, withTestWorkers } from '../helpers/time-skippin
 type AskActivities = Pick<
   Activities,
   | 'readSessionTurns'
+  | 'answerLocally'
   | 'rewriteFollowUp'
   | 'retrieveSources'
   | 'composeLocalAnswer'
@@ -90,6 +91,20 @@ function recordingSteps(
       calls.push('rewriteFollowUp');
       return `${q} (standalone)`;
     },
+    async answerLocally(i) {
+      calls.push('answerLocally');
+      const answer = {
+        answerId: i.question.answerId,
+        chatId: i.question.chatId,
+        standalone: i.question.question,
+        language: i.question.language ?? 'en',
+        engine: 'local' as const,
+        intentTag: null,
+        answer: composed,
+      };
+      stored.push({ question: i.question, answer, history: i.history });
+      return measured({ ...answer, timings: { embed: 1, retrieve: 2, compose: 1, store: 1 } });
+    },
     async retrieveSources(i) {
       calls.push('retrieveSources');
       return measured({
@@ -119,7 +134,7 @@ function recordingSteps(
 }
 
 describe('askWorkflow (time-skipping)', () => {
-  it('retrieves, composes and stores a first question as local activities, and returns the answer', async () => {
+  it('retrieves, composes and stores a first question with the local engine as one local activity, and returns the answer', async () => {
     const calls: string[] = [];
     const stored: unknown[] = [];
     await withTestWorkers({ activities: recordingSteps(calls, stored) }, async ({ env, client, taskQueue }) => {
@@ -130,7 +145,7 @@ describe('askWorkflow (time-skipping)', () => {
         workflowId,
         args: [await input(env, { question: q })],
       });
-      assert.deepEqual(calls, ['retrieveSources', 'composeLocalAnswer', 'storeAnswer']);
+      assert.deepEqual(calls, ['answerLocally']);
       assert.equal(result.answerId, q.answerId);
       assert.equal(result.answer.used[0].url, source.url);
       assert.deepEqual(stored, [
@@ -145,17 +160,42 @@ describe('askWorkflow (time-skipping)', () => {
             intentTag: null,
             answer: composed,
           },
+          history: [],
         },
       ]);
+      assert.deepEqual(result.timings, { embed: 1, retrieve: 2, compose: 1, store: 1 });
       const events = await historyOf({ env, workflowId });
-      assert.equal(events.filter((e) => e.markerRecordedEventAttributes).length, 3, 'one marker per local activity');
+      assert.equal(events.filter((e) => e.markerRecordedEventAttributes).length, 1, 'one marker, the local activity');
       assert.equal(
         events.filter((e) => e.activityTaskScheduledEventAttributes).length,
         0,
         'no activity task goes through the server',
       );
-      assert.ok(events.length <= 10, `${events.length} events`);
+      assert.equal(
+        events.length,
+        6,
+        'started, a workflow task scheduled, started and completed, the marker, completed',
+      );
     });
+  });
+
+  it("gives the local engine a follow-up's session turns, read first", async () => {
+    const calls: string[] = [];
+    const stored: { history: unknown[] }[] = [];
+    await withTestWorkers(
+      { activities: recordingSteps(calls, stored as unknown[]) },
+      async ({ env, client, taskQueue }) => {
+        const q = question({ followUp: true, question: 'And how long is it valid?' });
+        const result = await client.workflow.execute(askWorkflow, {
+          taskQueue,
+          workflowId: `ask:t1:${q.answerId}`,
+          args: [await input(env, { question: q })],
+        });
+        assert.deepEqual(calls, ['readSessionTurns', 'answerLocally']);
+        assert.equal(stored[0].history.length, 1);
+        assert.equal(result.timings.history, 1);
+      },
+    );
   });
 
   it('reads the session only for a follow-up, and has the model rewrite it when one answers', async () => {
