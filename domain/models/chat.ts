@@ -217,7 +217,8 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
       if (choice?.finish_reason === 'length')
         throw unreadable(`cut at ${config.maxTokens[call.capability]} tokens`, { retryable: false });
       if (typeof content !== 'string') throw unreadable('no message content');
-      const limit = limitOf(call);
+      // Only a reply whose schema carried the limit (not one asked for with json_object) is tidied.
+      const limit = jsonSchema ? limitOf(call) : undefined;
       return { content: limit ? tidied(content, limit) : content, usage };
     },
   };

@@ -266,6 +266,13 @@ describe('model gateway', () => {
       // A reply that is not JSON is left for the engine to refuse.
       server.mode = { kind: 'answer', content: 'not json' };
       assert.equal((await bounded.complete!(call)).content, 'not json');
+      // A server that refuses json_schema gets no limit, so its reply is not tidied either.
+      server.mode = { kind: 'answer', content: JSON.stringify({ summary: looped, kind: 'a' }), refuseJsonSchema: true };
+      const refused = createChatGateway(
+        loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_BOUNDED_STRINGS: 'true' }).chat!,
+      );
+      assert.equal((await refused.complete!(call)).content, JSON.stringify({ summary: looped, kind: 'a' }));
+      assert.equal(server.requests.at(-1).response_format.type, 'json_object');
       assert.throws(
         () => loadServicesConfig({ CHAT_BASE_URL: server.baseUrl, CHAT_BOUNDED_STRINGS: 'yes' }),
         /CHAT_BOUNDED_STRINGS/,

@@ -35,7 +35,6 @@ export async function startModelApp(env: Record<string, string> = {}): Promise<M
     CHAT_TIMEOUT_MS: '1000',
     // The fault tests see the model's own failures; the fallback's tests ask for it.
     CHAT_FALLBACK: 'none',
-    CHAT_BOUNDED_STRINGS: 'true',
     ...env,
   });
   return {
@@ -50,8 +49,9 @@ export async function startModelApp(env: Record<string, string> = {}): Promise<M
 
 /**
  * An app whose chat model is the test stack's real local model server (TEST_CHAT_URL,
- * TEST_CHAT_MODEL, TEST_CHAT_CONTEXT_TOKENS), without a fallback: a reply the engines cannot use
- * fails the request. A small model on two cores takes seconds a call: a minute per call, two per request.
+ * TEST_CHAT_MODEL, TEST_CHAT_CONTEXT_TOKENS) with bounded strings, as npm start runs it, and without a
+ * fallback: a reply the engines cannot use fails the request. A small model on two cores takes
+ * seconds a call: a minute per call, two per request.
  */
 export function startRealModelApp(env: Record<string, string> = {}): Promise<RealModelApp> {
   const url = process.env.TEST_CHAT_URL;
