@@ -213,6 +213,17 @@ export async function storeAnswer(
   await storeAnswers(deps, { tenant: q.tenant, answers: [record] });
 }
 
+/** The answer to `q` from what retrieval found and what `engine` composed of it. */
+const answerFrom = (q: AskQuestion, found: AskSources, engine: Engine, answer: ComposedAnswer): AskAnswer => ({
+  answerId: q.answerId,
+  chatId: q.chatId,
+  standalone: found.standalone,
+  language: found.language,
+  engine,
+  intentTag: found.intentTag,
+  answer,
+});
+
 /**
  * The whole ask with the local engine as one step: retrieval, the extract, storing the answer (unless
  * `store: false`). The ask workflow runs it as one local activity, so the sources' passages never
@@ -228,21 +239,14 @@ export async function answerLocally(
   const composing = performance.now();
   const answer = await composeLocalAnswer(deps, found);
   const storing = performance.now();
-  const result: AskAnswer = {
-    answerId: q.answerId,
-    chatId: q.chatId,
-    standalone: found.standalone,
-    language: found.language,
-    engine: 'local',
-    intentTag: found.intentTag,
-    answer,
-  };
-  if (input.store !== false) await storeAnswer(deps, { question: q, answer: result });
+  const result = answerFrom(q, found, 'local', answer);
+  const store = input.store !== false;
+  if (store) await storeAnswer(deps, { question: q, answer: result });
   const timings: AskTimings = {
     ...found.timings,
     retrieve: composing - retrieving,
     compose: storing - composing,
-    ...(input.store !== false ? { store: performance.now() - storing } : {}),
+    ...(store ? { store: performance.now() - storing } : {}),
   };
   return { ...result, timings };
 }
@@ -280,15 +284,7 @@ export async function askInProcess(
     retrieve: retrieveMs,
     model: performance.now() - composing,
   };
-  const result: AskAnswer = {
-    answerId: input.answerId,
-    chatId: input.chatId,
-    standalone: found.standalone,
-    language: found.language,
-    engine: 'openai',
-    intentTag: found.intentTag,
-    answer,
-  };
+  const result = answerFrom(input, found, 'openai', answer);
   if (input.store !== false) {
     const storing = performance.now();
     await storeAnswer(deps, { question: input, answer: result });

@@ -139,11 +139,9 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
       ? stringLimit(call.schema.schema, config.maxTokens[call.capability])
       : undefined;
 
-  const responseFormat = (call: ChatCall) => {
-    const { schema } = call;
+  const responseFormat = (schema: ReplySchema | undefined, limit: number | undefined) => {
     if (!schema) return {};
     if (!jsonSchema) return { response_format: { type: 'json_object' as const } };
-    const limit = limitOf(call);
     return {
       response_format: {
         type: 'json_schema' as const,
@@ -156,7 +154,7 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
     };
   };
 
-  const send = (call: ChatCall) =>
+  const send = (call: ChatCall, limit: number | undefined) =>
     client.chat.completions
       .create(
         {
@@ -165,7 +163,7 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
           temperature: 0,
           max_tokens: config.maxTokens[call.capability],
           ...(config.frequencyPenalty ? { frequency_penalty: config.frequencyPenalty } : {}),
-          ...responseFormat(call),
+          ...responseFormat(call.schema, limit),
         },
         { signal: call.signal },
       )
@@ -182,9 +180,10 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
     async complete(call) {
       const started = Date.now();
       const sentSchema = Boolean(call.schema) && jsonSchema;
+      const limit = limitOf(call);
       let res;
       try {
-        res = await send(call);
+        res = await send(call, limit);
       } catch (err) {
         // Only `auto` learns: a server configured for json_schema that refuses it is a configuration error to see.
         if (!(sentSchema && config.responseFormat === 'auto' && refusesFormat(err))) throw err;
@@ -194,7 +193,7 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
             'the chat model service refused a json_schema response format; JSON replies are asked for with json_object from now on (still validated)',
           );
         jsonSchema = false;
-        res = await send(call);
+        res = await send(call, limit);
       }
       const choice = res?.choices?.[0];
       const content = choice?.message?.content;
@@ -218,8 +217,7 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
         throw unreadable(`cut at ${config.maxTokens[call.capability]} tokens`, { retryable: false });
       if (typeof content !== 'string') throw unreadable('no message content');
       // Only a reply whose schema carried the limit (not one asked for with json_object) is tidied.
-      const limit = jsonSchema ? limitOf(call) : undefined;
-      return { content: limit ? tidied(content, limit) : content, usage };
+      return { content: limit && jsonSchema ? tidied(content, limit) : content, usage };
     },
   };
 }
