@@ -6,7 +6,16 @@
 export interface ServicesConfig {
   temporal: { address: string; namespace: string; taskQueue: string };
   /** `apiKey`: Weaviate's API key (sent as a bearer token over HTTP and gRPC); none for anonymous access. */
-  weaviate: { host: string; httpPort: number; grpcPort: number; apiKey?: string };
+  weaviate: {
+    host: string;
+    httpPort: number;
+    grpcPort: number;
+    apiKey?: string;
+    /** Copies of each object across Weaviate's nodes, set when a collection is created (1: one node). */
+    replicationFactor: number;
+    /** How many copies a read or write waits for; one level for every operation (domain/weaviate/client.ts says why). */
+    consistency: 'ONE' | 'QUORUM' | 'ALL';
+  };
   embeddings: {
     /** The server of passages and long queries (the bulk lane). */
     baseUrl: string;
@@ -146,6 +155,8 @@ export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): Servic
       httpPort: int(env, 'WEAVIATE_HTTP_PORT', 8080),
       grpcPort: int(env, 'WEAVIATE_GRPC_PORT', 50051),
       apiKey: env.WEAVIATE_API_KEY || undefined,
+      replicationFactor: int(env, 'WEAVIATE_REPLICATION_FACTOR', 1),
+      consistency: choiceEnv(env, 'WEAVIATE_CONSISTENCY', ['ONE', 'QUORUM', 'ALL'], 'QUORUM'),
     },
     embeddings: {
       baseUrl: env.EMBEDDINGS_URL ?? 'http://127.0.0.1:8000/v1',

@@ -11,6 +11,7 @@ const LEAN = ['--max-semi-space-size=2', '--max-old-space-size=128', '-r', 'sucr
 
 const commands = {
   start: { script: 'scripts/stack/start.ts', node: TS_NODE },
+  'start:cluster': { script: 'scripts/stack/start-cluster.ts', node: TS_NODE },
   provision: { script: 'scripts/stack/provision-cli.ts', node: TS_NODE },
   test: { script: 'scripts/stack/test.ts', node: TS_NODE },
   fuzz: { script: 'scripts/stack/fuzz.ts', node: TS_NODE },

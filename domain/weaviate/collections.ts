@@ -4,6 +4,7 @@
  * by our embedding server and supplied with each object ("self provided").
  */
 import weaviate, { Collection, WeaviateClient } from 'weaviate-client';
+import { replicationFactorOf } from './client';
 
 const { dataType, tokenization } = weaviate.configure;
 
@@ -221,6 +222,11 @@ export async function ensureCollections(client: WeaviateClient): Promise<void> {
         vectorizers: weaviate.configure.vectors.selfProvided({
           vectorIndexConfig: weaviate.configure.vectorIndex.hnsw({ distanceMetric: 'cosine' }),
         }),
+        // On a replicated Weaviate, copies kept in step in the background too, so a node that was down catches up.
+        replication:
+          replicationFactorOf(client) > 1
+            ? weaviate.configure.replication({ factor: replicationFactorOf(client), asyncEnabled: true })
+            : undefined,
         multiTenancy: spec.multiTenant
           ? weaviate.configure.multiTenancy({ enabled: true, autoTenantCreation: true, autoTenantActivation: true })
           : undefined,

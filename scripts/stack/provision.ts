@@ -67,7 +67,7 @@ export function cacheDir(): string {
   return process.env.SUPPORT_AI_CACHE ?? path.join(os.homedir(), '.cache', 'support-ai');
 }
 
-function log(message: string): void {
+export function log(message: string): void {
   console.log(`[provision] ${message}`);
 }
 
@@ -93,13 +93,13 @@ function builtAsSpecified(bin: string, spec: GoBinary): boolean {
   );
 }
 
-function which(name: string): string | undefined {
+export function which(name: string): string | undefined {
   const out = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
   return out.status === 0 ? out.stdout.trim() || undefined : undefined;
 }
 
 /** Runs a long command, echoing a heartbeat so a minutes-long build is visibly alive. */
-function runWithProgress(
+export function runWithProgress(
   step: string,
   cmd: string,
   args: string[],
@@ -133,10 +133,12 @@ function runWithProgress(
   });
 }
 
-interface GoBinary {
+export interface GoBinary {
   label: string;
   envVar: string;
   binName: string;
+  /** The cache folder's name before `-<version>`, when not `binName` (two modules both build a binary named `server`). */
+  dirName?: string;
   module: string;
   pkg: string;
   version: string;
@@ -151,7 +153,7 @@ interface GoBinary {
   deps?: Record<string, string>;
 }
 
-async function ensureGoBinary(spec: GoBinary): Promise<string> {
+export async function ensureGoBinary(spec: GoBinary): Promise<string> {
   const named = process.env[spec.envVar];
   if (named) {
     if (!fs.existsSync(named)) throw new Error(`${spec.envVar}=${named} does not exist`);
@@ -163,7 +165,7 @@ async function ensureGoBinary(spec: GoBinary): Promise<string> {
   if (onPath && builtAsSpecified(onPath, spec)) return onPath;
 
   const deps = Object.entries(spec.deps ?? {}).map(([module, version]) => `-${path.basename(module)}-${version}`);
-  const dir = path.join(cacheDir(), 'bin', `${spec.binName}-${spec.version}${deps.join('')}`);
+  const dir = path.join(cacheDir(), 'bin', `${spec.dirName ?? spec.binName}-${spec.version}${deps.join('')}`);
   const bin = path.join(dir, spec.binName);
   if (fs.existsSync(bin) && builtAsSpecified(bin, spec)) return bin;
   if (!which('go'))

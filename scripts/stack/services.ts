@@ -207,6 +207,11 @@ export interface WeaviateOptions {
   apiKey: string;
   dataDir: string;
   logDir: string;
+  /** The service's name (`weaviate` by default) and the node's name in its cluster (`node1` by default). */
+  name?: string;
+  hostname?: string;
+  /** A node of a cluster: the gossip address it joins, the Raft voters (`<hostname>:<raftPort>` each), how many to wait for. */
+  cluster?: { join: string; raftJoin: string; expect: number };
 }
 
 /** The user name Weaviate logs for its API key, and the user of its cluster API. */
@@ -216,7 +221,7 @@ export const WEAVIATE_USER = 'support-ai';
 export function weaviateSpec(o: WeaviateOptions): ServiceSpec {
   fs.mkdirSync(o.dataDir, { recursive: true });
   return {
-    name: 'weaviate',
+    name: o.name ?? 'weaviate',
     cmd: o.bin,
     args: [
       '--scheme',
@@ -230,7 +235,7 @@ export function weaviateSpec(o: WeaviateOptions): ServiceSpec {
     ],
     cwd: o.dataDir,
     logDir: o.logDir,
-    env: weaviateEnv(o, 'node1'),
+    env: weaviateEnv(o, o.hostname ?? 'node1'),
     healthy: () => httpOk(`http://127.0.0.1:${o.httpPort}/v1/.well-known/ready`),
     startTimeoutMs: 120_000,
     ports: [o.httpPort, o.grpcPort, o.gossipPort, o.dataPort, o.raftPort, o.raftRpcPort],
@@ -262,8 +267,9 @@ export function weaviateEnv(o: WeaviateOptions, hostname: string): Record<string
     CLUSTER_DATA_BIND_PORT: String(o.dataPort),
     RAFT_PORT: String(o.raftPort),
     RAFT_INTERNAL_RPC_PORT: String(o.raftRpcPort),
-    RAFT_JOIN: hostname,
-    RAFT_BOOTSTRAP_EXPECT: '1',
+    RAFT_JOIN: o.cluster?.raftJoin ?? hostname,
+    RAFT_BOOTSTRAP_EXPECT: String(o.cluster?.expect ?? 1),
+    ...(o.cluster ? { CLUSTER_JOIN: o.cluster.join } : {}),
     GRPC_PORT: String(o.grpcPort),
     GO_PROFILING_DISABLE: 'true',
     LOG_LEVEL: 'warning',

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { provisionAll } from './provision';
+import { Provisioned, provisionAll } from './provision';
 import {
   assertPortFree,
   chatModelName,
@@ -22,6 +22,7 @@ import {
   englishEncoderSpec,
   freePort,
   portFree,
+  ServiceSpec,
   temporalSpec,
   weaviateSpec,
 } from './services';
@@ -202,6 +203,46 @@ const PORT_SETTINGS: Record<keyof StackPorts, string> = {
   chatModel: 'CHAT_MODEL_PORT',
 };
 
+/**
+ * The embedding servers and the English encoder (those not replaced by EMBEDDINGS_URL or
+ * TAG_EMBEDDINGS_URL), and the settings pointing the worker and the API at them.
+ */
+export function modelServers(o: {
+  bins: Pick<Provisioned, 'embeddingsBin' | 'englishEncoder'>;
+  ports: Pick<StackPorts, 'embeddings' | 'embeddingsQuery' | 'englishEncoder'>;
+  logDir: string;
+}): { specs: ServiceSpec[]; env: Record<string, string> } {
+  const { bins, ports, logDir } = o;
+  const specs = [
+    ...(bins.embeddingsBin
+      ? [
+          { name: 'embeddings', port: ports.embeddings, threads: BULK_SERVER_THREADS },
+          { name: 'embeddings-query', port: ports.embeddingsQuery, threads: QUERY_SERVER_THREADS },
+        ].map((server) => embeddingsSpec({ ...server, bin: bins.embeddingsBin!, logDir }))
+      : []),
+    ...(bins.englishEncoder
+      ? [
+          englishEncoderSpec({
+            ...bins.englishEncoder,
+            port: ports.englishEncoder,
+            threads: ENGLISH_ENCODER_THREADS,
+            logDir,
+          }),
+        ]
+      : []),
+  ];
+  const env: Record<string, string> = {
+    EMBEDDINGS_URL: process.env.EMBEDDINGS_URL ?? `http://127.0.0.1:${ports.embeddings}/v1`,
+    TAG_EMBEDDINGS_URL: process.env.TAG_EMBEDDINGS_URL ?? `http://127.0.0.1:${ports.englishEncoder}/v1`,
+  };
+  // An external server (EMBEDDINGS_URL) serves both lanes unless EMBEDDINGS_QUERY_URL names another.
+  const queryUrl = process.env.EMBEDDINGS_URL
+    ? process.env.EMBEDDINGS_QUERY_URL
+    : `http://127.0.0.1:${ports.embeddingsQuery}/v1`;
+  if (queryUrl) env.EMBEDDINGS_QUERY_URL = queryUrl;
+  return { specs, env };
+}
+
 export async function startStack(o: StackOptions): Promise<RunningStack> {
   const bins = await provisionAll();
   for (const [key, setting] of Object.entries(PORT_SETTINGS) as [keyof StackPorts, string][]) {
@@ -221,6 +262,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     ctx: o.chatModel.ctx ?? CHAT_MODEL_DEFAULTS.ctx,
     parallel: o.chatModel.parallel ?? CHAT_MODEL_DEFAULTS.parallel,
   };
+  const models = modelServers({ bins, ports: o.ports, logDir });
   const specs = [
     temporalSpec({
       bin: bins.temporalBin,
@@ -242,22 +284,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
       dataDir: path.join(o.dataDir, 'weaviate'),
       logDir,
     }),
-    ...(bins.embeddingsBin
-      ? [
-          { name: 'embeddings', port: o.ports.embeddings, threads: BULK_SERVER_THREADS },
-          { name: 'embeddings-query', port: o.ports.embeddingsQuery, threads: QUERY_SERVER_THREADS },
-        ].map((server) => embeddingsSpec({ ...server, bin: bins.embeddingsBin!, logDir }))
-      : []),
-    ...(bins.englishEncoder
-      ? [
-          englishEncoderSpec({
-            ...bins.englishEncoder,
-            port: o.ports.englishEncoder,
-            threads: ENGLISH_ENCODER_THREADS,
-            logDir,
-          }),
-        ]
-      : []),
+    ...models.specs,
     ...(chat ? [chatModelSpec({ ...chat, python: bins.chatModel.python, port: o.ports.chatModel, logDir })] : []),
   ];
   let services: SupervisedProcess[];
@@ -277,14 +304,8 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     WEAVIATE_HTTP_PORT: String(o.ports.weaviateHttp),
     WEAVIATE_GRPC_PORT: String(o.ports.weaviateGrpc),
     WEAVIATE_API_KEY: weaviateKey,
-    EMBEDDINGS_URL: process.env.EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.embeddings}/v1`,
+    ...models.env,
   };
-  // An external server (EMBEDDINGS_URL) serves both lanes unless EMBEDDINGS_QUERY_URL names another.
-  const queryUrl = process.env.EMBEDDINGS_URL
-    ? process.env.EMBEDDINGS_QUERY_URL
-    : `http://127.0.0.1:${o.ports.embeddingsQuery}/v1`;
-  if (queryUrl) env.EMBEDDINGS_QUERY_URL = queryUrl;
-  env.TAG_EMBEDDINGS_URL = process.env.TAG_EMBEDDINGS_URL ?? `http://127.0.0.1:${o.ports.englishEncoder}/v1`;
   if (!o.headless) env.TEMPORAL_UI_URL = `http://127.0.0.1:${o.ports.temporalUi}`;
   const chatModel = chat && {
     url: `http://127.0.0.1:${o.ports.chatModel}/v1`,

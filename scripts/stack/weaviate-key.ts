@@ -23,13 +23,27 @@ export function readWeaviateKey(dataDir: string): string | undefined {
 
 /** The key of `dataDir`, created when missing; the file is left with mode 0600. */
 export function ensureWeaviateKey(dataDir: string): string {
-  let key = readWeaviateKey(dataDir);
-  if (!key) {
-    // Hex, so it never contains the comma that separates Weaviate's allowed keys.
-    key = randomBytes(32).toString('hex');
-    fs.mkdirSync(dataDir, { recursive: true });
-    fs.writeFileSync(weaviateKeyPath(dataDir), `${key}\n`, { mode: 0o600 });
+  return ensureSecret(dataDir, WEAVIATE_KEY_FILE);
+}
+
+/**
+ * A random secret kept in `<dataDir>/<file>`, created when missing, the file left with mode 0600
+ * (Weaviate's key; the cluster's PostgreSQL password). Hex, so it never contains the comma that
+ * separates Weaviate's allowed keys, nor anything a connection string would have to quote.
+ */
+export function ensureSecret(dataDir: string, file: string): string {
+  const at = path.join(dataDir, file);
+  let secret: string | undefined;
+  try {
+    secret = fs.readFileSync(at, 'utf8').trim() || undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  fs.chmodSync(weaviateKeyPath(dataDir), 0o600); // a copied or restored file may have lost its mode
-  return key;
+  if (!secret) {
+    secret = randomBytes(32).toString('hex');
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(at, `${secret}\n`, { mode: 0o600 });
+  }
+  fs.chmodSync(at, 0o600); // a copied or restored file may have lost its mode
+  return secret;
 }
