@@ -28,6 +28,16 @@ function admissionLimits(env: NodeJS.ProcessEnv, prefix: string, d: FairAdmissio
   };
 }
 
+/**
+ * RATE_LIMIT_MAX_UNSYNCED: requests of one key an API instance counts between two syncs of the
+ * shared counts (api/rate-limiter.ts); by default a twentieth of the per-key limit (30 of 600), so
+ * N instances accept at most the limit plus (N − 1) twentieths of it.
+ */
+export function rateLimitMaxUnsynced(env: NodeJS.ProcessEnv = process.env): number {
+  const perMinute = positiveEnv(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_LIMITS.rateLimitPerMinute);
+  return positiveEnv(env, 'RATE_LIMIT_MAX_UNSYNCED', Math.max(1, Math.floor(perMinute / 20)));
+}
+
 export function loadApiLimits(env: NodeJS.ProcessEnv = process.env): ApiLimits {
   const d = DEFAULT_LIMITS.deadlines;
   return {

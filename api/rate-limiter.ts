@@ -1,10 +1,18 @@
 /**
  * Fixed-window request counters that hold across API instances. Windows are aligned to the clock
  * (window n covers [n·W, (n+1)·W)), so every instance agrees on them. Each instance counts locally,
- * publishes its counts to a shared store every `syncMs`, and adds the other instances' last
- * published counts: a limit is exceeded by at most what the other instances accepted within one
- * sync interval. The first time an instance meets a subject in a window it reads the store before
- * deciding. When the store cannot be reached the instance goes on with its own counts.
+ * publishes its counts to a shared store every `syncMs` (then reads the others' counts), and adds
+ * the other instances' last published counts. The first time an instance meets a subject in a
+ * window it reads the store before deciding. When the store cannot be reached the instance goes
+ * on with its own counts.
+ *
+ * The bound across instances: an instance counts at most `maxUnsynced` requests of a subject
+ * between two of its syncs; the next one waits for a sync (a publish and a read, coalesced with any
+ * in flight). So N instances together accept at most the limit plus (N − 1) × maxUnsynced requests
+ * of a key in a window, however fast a burst arrives: take the instance whose last read before its
+ * last acceptance came latest; every other instance had published all but at most maxUnsynced of
+ * what it accepted before that read (docs/api.md, "Rate limits"). Without `maxUnsynced` a burst
+ * could pass by what the others accepted within one sync interval.
  */
 import { randomUUID } from 'node:crypto';
 import type { RateCountStore } from '../domain/weaviate/rate-counts';
@@ -22,6 +30,8 @@ export interface RateLimiterOptions {
   /** Where the instances share their counts; without one the limit is per instance. */
   store?: RateCountStore;
   syncMs?: number;
+  /** Requests of one subject an instance counts between two syncs before it syncs first; unbounded when not given. */
+  maxUnsynced?: number;
   logger?: Logger;
 }
 
@@ -31,8 +41,14 @@ export class SharedWindowCounter {
   private local = new Map<string, number>();
   private others = new Map<string, number>();
   private dirty = new Set<string>();
+  /** Requests counted per subject since the last publish took its snapshot, */
+  private unsynced = new Map<string, number>();
+  /** and since the others' counts were last read (those of them not published yet). */
+  private sinceRead = new Map<string, number>();
   private timer?: NodeJS.Timeout;
-  private syncing = false;
+  private syncing?: Promise<boolean>;
+  /** The first read of a subject's counts in this window, per subject, while it runs. */
+  private firstReads = new Map<string, Promise<boolean>>();
   private lastWarning = 0;
 
   constructor(private readonly o: RateLimiterOptions) {
@@ -45,8 +61,15 @@ export class SharedWindowCounter {
   /** Counts one request of `subject` and returns the count including it. */
   async add(subject: string): Promise<WindowCount> {
     await this.meet(subject);
+    const bound = this.o.maxUnsynced;
+    // A failed sync ends the wait: without the store, the instance limits with its own counts.
+    while (this.o.store && bound && (this.sinceRead.get(subject) ?? 0) >= bound && (await this.sync()));
     this.local.set(subject, (this.local.get(subject) ?? 0) + 1);
-    if (this.o.store) this.dirty.add(subject);
+    if (this.o.store) {
+      this.dirty.add(subject);
+      this.unsynced.set(subject, (this.unsynced.get(subject) ?? 0) + 1);
+      this.sinceRead.set(subject, (this.sinceRead.get(subject) ?? 0) + 1);
+    }
     return this.count(subject);
   }
 
@@ -76,37 +99,57 @@ export class SharedWindowCounter {
       this.local = new Map();
       this.others = new Map();
       this.dirty = new Set();
+      this.unsynced = new Map();
+      this.sinceRead = new Map();
       void this.o.store?.prune(window - 1).catch((err) => this.warn(err));
     }
-    if (this.o.store && !this.local.has(subject) && !this.others.has(subject)) await this.readOthers([subject]);
+    if (this.o.store && !this.local.has(subject) && !this.others.has(subject)) {
+      // Requests arriving together share one read.
+      let first = this.firstReads.get(subject);
+      if (!first) {
+        first = this.readOthers([subject]).finally(() => this.firstReads.delete(subject));
+        this.firstReads.set(subject, first);
+      }
+      await first;
+    }
   }
 
-  private async readOthers(subjects: string[]): Promise<void> {
+  private async readOthers(subjects: string[]): Promise<boolean> {
     const window = this.window;
     try {
       const counts = await this.o.store!.othersCounts({ instance: this.instance, window, subjects });
-      if (window !== this.window) return;
-      for (const subject of subjects) this.others.set(subject, counts.get(subject) ?? 0);
+      if (window !== this.window) return true;
+      // Counts only grow within a window: a read that overtook a later one must not set them back.
+      for (const subject of subjects)
+        this.others.set(subject, Math.max(this.others.get(subject) ?? 0, counts.get(subject) ?? 0));
+      return true;
     } catch (err) {
       this.warn(err);
+      return false;
     }
   }
 
-  /** Publishes the counts that changed, then refreshes the others' counts of every active subject. */
-  private async sync(): Promise<void> {
-    if (this.syncing) return;
-    this.syncing = true;
+  /** Publishes the counts that changed, then refreshes the others' counts of every active subject; one at a time, callers share it. True when both succeeded. */
+  private sync(): Promise<boolean> {
+    return (this.syncing ??= this.syncOnce().finally(() => (this.syncing = undefined)));
+  }
+
+  private async syncOnce(): Promise<boolean> {
     try {
       if (this.dirty.size) {
         const counts = new Map([...this.dirty].map((subject) => [subject, this.local.get(subject) ?? 0]));
         this.dirty = new Set();
+        this.unsynced = new Map();
         await this.o.store!.publish({ instance: this.instance, window: this.window, counts });
       }
-      if (this.local.size) await this.readOthers([...this.local.keys()]);
+      const subjects = [...this.local.keys()];
+      if (!(await this.readOthers(subjects))) return false;
+      // What was counted while this sync ran is not published yet: it stays on the new view's account.
+      for (const subject of subjects) this.sinceRead.set(subject, this.unsynced.get(subject) ?? 0);
+      return true;
     } catch (err) {
       this.warn(err);
-    } finally {
-      this.syncing = false;
+      return false;
     }
   }
 

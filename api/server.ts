@@ -20,7 +20,7 @@ import { temporalLogger } from '../worker/logger';
 import { AnsweredAsks } from './answered-asks';
 import { createApp } from './app';
 import { listen } from './http-server';
-import { loadApiLimits, loadTagTrainerTiming } from './config';
+import { loadApiLimits, loadTagTrainerTiming, rateLimitMaxUnsynced } from './config';
 import { logger } from './logger';
 import { cachedVerifier, failFastVerifier } from './middlewares/auth';
 import { DependencyHealth } from './dependency-health';
@@ -62,6 +62,7 @@ export async function startServer(
     windowMs: 60_000,
     store: new WeaviateRateCounts(weaviate),
     syncMs: positiveEnv(env, 'RATE_LIMIT_SYNC_MS', 500),
+    maxUnsynced: rateLimitMaxUnsynced(env),
     logger,
   });
   // Searches run here (read-path.ts): this process embeds queries and queries Weaviate itself.
