@@ -72,7 +72,7 @@ export interface AppDeps {
   limits?: Partial<ApiLimits>;
   /** Request counts per minute, shared across instances when it has a store; else per instance. */
   rateCounter?: SharedWindowCounter;
-  /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
+  /** Take the client address from X-Forwarded-For, its last entry (only behind a proxy that appends it). */
   trustProxy?: boolean;
   /** Overrides of the tag trainer's debounce and intervals, passed with each case upload. */
   tagTraining?: Partial<TagTrainerTiming>;
@@ -84,7 +84,8 @@ export type RouteDeps = Omit<AppDeps, 'limits' | 'logger' | 'rateCounter' | 'tru
 };
 
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.trustProxy ?? false });
+  // Behind a proxy, only the address the nearest proxy appended counts: a client can put anything before it.
+  const app = new Koa({ proxy: deps.trustProxy ?? false, maxIpsCount: 1 });
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const rateCounter = deps.rateCounter ?? new SharedWindowCounter({ windowMs: 60_000 });
   const router = createRouter({

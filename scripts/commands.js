@@ -14,6 +14,7 @@ const commands = {
   'start:cluster': { script: 'scripts/stack/start-cluster.ts', node: TS_NODE },
   provision: { script: 'scripts/stack/provision-cli.ts', node: TS_NODE },
   test: { script: 'scripts/stack/test.ts', node: TS_NODE },
+  'test:cluster': { script: 'scripts/stack/test-cluster.ts', node: TS_NODE },
   fuzz: { script: 'scripts/stack/fuzz.ts', node: TS_NODE },
   keys: { script: 'scripts/keys.ts', node: TS_NODE },
   feedback: { script: 'scripts/feedback.ts', node: TS_NODE },

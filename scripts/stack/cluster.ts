@@ -13,10 +13,8 @@
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CLUSTER_VERSIONS } from './provision-cluster';
 import { SEARCH_ATTRIBUTES, ServiceSpec, httpOk, weaviateSpec } from './services';
 import { ensureSecret } from './weaviate-key';
 
@@ -118,30 +116,18 @@ const POSTGRES_PASSWORD_FILE = 'postgres-password';
 const TEMPORAL_DATABASES = { temporal: 'postgresql/v12/temporal', temporal_visibility: 'postgresql/v12/visibility' };
 
 const asRoot = () => process.getuid?.() === 0;
-/** PostgreSQL refuses to run as root: then its commands run as `nobody`. */
-const unprivileged = (cmd: string, args: string[]) =>
-  asRoot()
-    ? { cmd: 'setpriv', args: ['--reuid=nobody', '--regid=nogroup', '--clear-groups', cmd, ...args] }
-    : { cmd, args };
+/** An ordinary user id for PostgreSQL inside its user namespace. */
+const POSTGRES_NAMESPACE_UID = '1000';
 
 /**
- * PostgreSQL's binaries where the user running it can reach them: as root, the cache is usually
- * in root's home, which `nobody` cannot enter, so the binaries are copied once into the system's
- * temporary folder.
+ * PostgreSQL refuses to run as root. As root, its commands run in a user namespace of their own
+ * where root's files appear as an ordinary user's (`unshare --user --map-user`): PostgreSQL sees a
+ * user that owns its data folder, and the files stay root's, reachable wherever root's are.
  */
-function reachablePostgres(bin: string): string {
-  const canRun = (dir: string) => {
-    const check = unprivileged('test', ['-x', path.join(dir, 'postgres')]);
-    return spawnSync(check.cmd, check.args).status === 0;
-  };
-  if (!asRoot() || canRun(bin)) return bin;
-  const copy = path.join(os.tmpdir(), `support-ai-postgres-${CLUSTER_VERSIONS.postgres}`);
-  if (!canRun(path.join(copy, 'bin'))) {
-    fs.rmSync(copy, { recursive: true, force: true });
-    fs.cpSync(path.dirname(bin), copy, { recursive: true, verbatimSymlinks: true });
-    spawnSync('chmod', ['-R', 'a+rX', copy]);
-  }
-  return path.join(copy, 'bin');
+function unprivileged(cmd: string, args: string[]): { cmd: string; args: string[] } {
+  if (!asRoot()) return { cmd, args };
+  const ids = [`--map-user=${POSTGRES_NAMESPACE_UID}`, `--map-group=${POSTGRES_NAMESPACE_UID}`];
+  return { cmd: 'unshare', args: ['--user', ...ids, cmd, ...args] };
 }
 
 /** The data folder of PostgreSQL, initialised on first use with a password for POSTGRES_USER. */
@@ -151,7 +137,6 @@ function initPostgres(o: { bin: string; dir: string; password: string }): void {
   const pwfile = path.join(o.dir, '..', '.postgres-initdb-password');
   fs.writeFileSync(pwfile, `${o.password}\n`, { mode: 0o600 });
   try {
-    if (asRoot()) spawnSync('chown', ['nobody:nogroup', o.dir, pwfile]);
     const initdb = unprivileged(path.join(o.bin, 'initdb'), [
       '-D',
       o.dir,
@@ -164,17 +149,14 @@ function initPostgres(o: { bin: string; dir: string; password: string }): void {
       '--locale=C',
     ]);
     const out = spawnSync(initdb.cmd, initdb.args, { encoding: 'utf8' });
-    if (out.status !== 0)
-      throw new Error(
-        `initdb failed (${out.status}): ${out.stderr || out.stdout}${asRoot() ? ' (run as nobody: every folder above the data folder must be open to it)' : ''}`,
-      );
+    if (out.status !== 0) throw new Error(`initdb failed (${out.status}): ${out.stderr || out.stdout}`);
   } finally {
     fs.rmSync(pwfile, { force: true });
   }
 }
 
 export function postgresSpec(o: { bin: string; dataDir: string; port: number; logDir: string }): ServiceSpec {
-  const bin = reachablePostgres(o.bin);
+  const bin = o.bin;
   const dir = path.join(o.dataDir, 'postgres');
   initPostgres({ bin, dir, password: ensureSecret(o.dataDir, POSTGRES_PASSWORD_FILE) });
   const run = unprivileged(path.join(bin, 'postgres'), [
@@ -445,6 +427,8 @@ export function haproxyConfig(ports: ClusterPorts): string {
     '  default_backend api',
     'backend api',
     '  mode http',
+    '  # The client address for the per-address limit on invalid keys (the APIs run with TRUST_PROXY=true).',
+    '  option forwardfor',
     '  balance roundrobin',
     '  option httpchk GET /healthz',
     '  retry-on conn-failure',
@@ -494,6 +478,14 @@ export function haproxyConfig(ports: ClusterPorts): string {
     '  monitor-uri /healthz',
     '',
   ].join('\n');
+}
+
+/** Whether HAProxy has at least one server up in each of the named backends (from its status page's CSV). */
+export async function balancerUp(ports: ClusterPorts, backends: string[]): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${ports.balancerStatus}/;csv`, { signal: AbortSignal.timeout(2000) });
+  const rows = (await res.text()).split('\n').map((line) => line.split(','));
+  const status = rows[0].indexOf('status');
+  return backends.every((name) => rows.some((r) => r[0] === name && r[1] === 'BACKEND' && r[status] === 'UP'));
 }
 
 export function haproxySpec(o: {

@@ -6,7 +6,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort } from './services';
+import { ClusterPorts, clusterPorts } from './cluster';
+import { freePort, portFree } from './services';
 import { StackPorts, freePorts, runDir } from './stack';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -51,12 +52,10 @@ export async function launchStart(o: {
   let apiPort: number;
   do apiPort = await freePort();
   while (taken.has(apiPort));
-  const env: NodeJS.ProcessEnv = { ...process.env, ...o.env };
-  for (const name of RUNNER_SETTINGS) if (!o.env?.[name]) delete env[name];
-  Object.assign(env, {
+  const env: NodeJS.ProcessEnv = {
     DATA_DIR: o.dataDir,
     API_PORT: String(apiPort),
-    TEMPORAL_HEADLESS: env.TEMPORAL_HEADLESS ?? 'true',
+    TEMPORAL_HEADLESS: o.env?.TEMPORAL_HEADLESS ?? process.env.TEMPORAL_HEADLESS ?? 'true',
     TEMPORAL_PORT: String(ports.temporal),
     TEMPORAL_UI_PORT: String(ports.temporalUi),
     WEAVIATE_HOST: '127.0.0.1',
@@ -68,9 +67,77 @@ export async function launchStart(o: {
     EMBEDDINGS_QUERY_PORT: String(ports.embeddingsQuery),
     TAG_EMBEDDINGS_PORT: String(ports.englishEncoder),
     CHAT_MODEL_PORT: String(ports.chatModel),
+  };
+  const launched = await launch({
+    script: 'scripts/stack/start.ts',
+    what: 'npm start',
+    dataDir: o.dataDir,
+    env,
+    callerEnv: o.env,
+    startTimeoutMs: o.startTimeoutMs,
   });
+  return { ...launched, ports, apiPort, baseUrl: `http://127.0.0.1:${apiPort}` };
+}
+
+export type LaunchedCluster = Omit<Launched, 'ports' | 'apiPort'> & { ports: ClusterPorts };
+
+/** A base for the cluster's ports (below 32768, as Temporal's membership ports must be) with every port of it free. */
+async function freeClusterBase(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const base = 20_000 + 100 * Math.floor(Math.random() * 120);
+    const ports = clusterPorts(base);
+    const all = [
+      ...Object.values(ports).filter((v): v is number => typeof v === 'number'),
+      ...ports.apiInstances,
+      ...ports.temporalProcesses.flatMap((p) => [
+        p.frontend,
+        p.frontendHttp,
+        p.history,
+        p.matching,
+        p.worker,
+        ...Object.values(p.membership),
+      ]),
+      ...ports.weaviateNodes.flatMap((n) => Object.values(n)),
+    ];
+    if ((await Promise.all(all.map(portFree))).every(Boolean)) return base;
+  }
+  throw new Error('no free range of ports for the cluster below 32768');
+}
+
+/** `npm run start:cluster` on free ports and a data folder of the caller's. */
+export async function launchCluster(o: {
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+  startTimeoutMs?: number;
+}): Promise<LaunchedCluster> {
+  const base = await freeClusterBase();
+  const env = { CLUSTER_DATA_DIR: o.dataDir, CLUSTER_PORT_BASE: String(base) };
+  const launched = await launch({
+    script: 'scripts/stack/start-cluster.ts',
+    what: 'npm run start:cluster',
+    dataDir: o.dataDir,
+    env,
+    callerEnv: o.env,
+    startTimeoutMs: o.startTimeoutMs,
+  });
+  const ports = clusterPorts(base);
+  return { ...launched, ports, baseUrl: `http://127.0.0.1:${ports.api}` };
+}
+
+/** Runs a launcher script in its own process group and waits until it says it is ready. */
+async function launch(o: {
+  script: string;
+  what: string;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  callerEnv?: NodeJS.ProcessEnv;
+  startTimeoutMs?: number;
+}): Promise<Omit<Launched, 'ports' | 'apiPort' | 'baseUrl'>> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...o.callerEnv };
+  for (const name of RUNNER_SETTINGS) if (!o.callerEnv?.[name]) delete env[name];
+  Object.assign(env, o.env);
   // Its own process group, so that Ctrl-C can reach the launcher and its children at once, as from a terminal.
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'scripts/stack/start.ts'], {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', o.script], {
     cwd: root,
     env,
     detached: true,
@@ -80,13 +147,13 @@ export async function launchStart(o: {
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + (o.startTimeoutMs ?? 600_000);
+  const timeoutMs = o.startTimeoutMs ?? 600_000;
+  const deadline = Date.now() + timeoutMs;
   try {
     while (!output.includes('Press Ctrl-C to stop.')) {
       if (child.exitCode !== null || child.signalCode !== null)
-        throw new Error(`npm start exited (${child.exitCode ?? child.signalCode}):\n${output}`);
-      if (Date.now() > deadline)
-        throw new Error(`npm start was not ready within ${(o.startTimeoutMs ?? 600_000) / 1000} s:\n${output}`);
+        throw new Error(`${o.what} exited (${child.exitCode ?? child.signalCode}):\n${output}`);
+      if (Date.now() > deadline) throw new Error(`${o.what} was not ready within ${timeoutMs / 1000} s:\n${output}`);
       await sleep(250);
     }
   } catch (err) {
@@ -100,9 +167,6 @@ export async function launchStart(o: {
   return {
     child,
     dataDir: o.dataDir,
-    ports,
-    apiPort,
-    baseUrl: `http://127.0.0.1:${apiPort}`,
     operatorKey: /Operator API key for tenant "default".*\n\s+(\S+)/.exec(output)?.[1],
     output: () => output,
     pid(name) {

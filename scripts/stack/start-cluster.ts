@@ -16,6 +16,7 @@ import { SCOPES } from '../../api/scopes';
 import {
   CLUSTER_REPLICATION_FACTOR,
   CLUSTER_SIZE,
+  balancerUp,
   DEFAULT_CLUSTER_PORT_BASE,
   clusterPorts,
   haproxySpec,
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
           }),
         );
       }
+      await waitUntil('Temporal through the balancer', () => balancerUp(ports, ['temporal']));
       await setupTemporalNamespace({ cli: bins.temporalBin, address: temporalAddress });
       await supervisor.start(
         temporalUiSpec({ bin: cluster.temporalUi, port: ports.temporalUi, temporalAddress, dataDir, logDir }),
@@ -131,12 +133,12 @@ async function main(): Promise<void> {
       WEAVIATE_API_KEY: weaviateKey,
       WEAVIATE_REPLICATION_FACTOR: String(CLUSTER_REPLICATION_FACTOR),
       TEMPORAL_UI_URL: `http://127.0.0.1:${ports.temporalUi}`,
+      // Client addresses arrive in X-Forwarded-For from the balancer.
+      TRUST_PROXY: 'true',
     };
     Object.assign(process.env, env);
     const config = loadServicesConfig();
-    await waitUntil('Weaviate through the balancer', () =>
-      httpOk(`http://127.0.0.1:${ports.weaviateHttp}/v1/.well-known/ready`),
-    );
+    await waitUntil('Weaviate through the balancer', () => balancerUp(ports, ['weaviate-http', 'weaviate-grpc']));
     await ensureCollections(await connectWeaviate(config.weaviate));
     await Promise.all([
       ...workers.map((_, i) => {
