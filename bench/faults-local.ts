@@ -18,16 +18,14 @@
  * Writes bench/results/faults-local.json; docs/benchmarks.md shows it.
  */
 import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { launchStart, type Launched } from '../scripts/stack/launcher';
-import { DEFAULT_LIMITS } from '../api/app';
+import { DEADLINE_MS, Kind, Load, Sample, sleep, waitRestarted } from './lib/fault-load';
 import { REPO_ROOT, positiveInt, round, runInfo, writeResult } from './lib/run-info';
 
-type Kind = 'search' | 'ask' | 'upload';
 type Fault = 'weaviate' | 'temporal' | 'embeddings' | 'worker';
 
 /** The processes each fault kills, by their pid files' names. */
@@ -38,25 +36,7 @@ const TARGETS: Record<Fault, string[]> = {
   worker: ['worker'],
 };
 
-const DEADLINE_MS: Record<Kind, number> = {
-  search: DEFAULT_LIMITS.deadlines.search,
-  ask: DEFAULT_LIMITS.deadlines.model,
-  upload: DEFAULT_LIMITS.deadlines.upload,
-};
-
 const GOALS = { first_503_s: 2, recovered_s: 30, acknowledged_lost: 0 };
-
-interface Sample {
-  kind: Kind;
-  tenant: string;
-  start: number;
-  end: number;
-  status: number;
-  /** The case id of an upload. */
-  id?: string;
-  /** The error message of a 5xx answer. */
-  error?: string;
-}
 
 interface Options {
   baselineSeconds: number;
@@ -65,8 +45,6 @@ interface Options {
   keepData: boolean;
   out: string;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A key with every scope for a new tenant, through the operators' `keys` command. */
 function createKey(stack: Launched, tenant: string): string {
@@ -85,123 +63,6 @@ function createKey(stack: Launched, tenant: string): string {
   );
   if (out.status !== 0) throw new Error(`keys create failed: ${out.stderr}`);
   return JSON.parse(out.stdout.trim().split('\n').pop()!).key;
-}
-
-const caseRecord = (id: string, n: number) => ({
-  id,
-  subject: `Printer ${n} does not print after the update`,
-  description: `After updating the driver the printer ${n} shows an error and prints nothing.`,
-  url: `https://support.example.com/cases/${id}`,
-  timeOfCreation: Date.now(),
-});
-
-class Load {
-  readonly samples: Sample[] = [];
-  readonly acknowledged = new Map<string, string>();
-  private running = true;
-  private readonly lanes: Promise<void>[] = [];
-  private n = 0;
-
-  constructor(
-    private readonly baseUrl: string,
-    private readonly tenants: { tenant: string; key: string }[],
-  ) {}
-
-  async call(o: {
-    kind: Kind;
-    tenant: string;
-    key: string;
-    method: string;
-    path: string;
-    body?: unknown;
-    id?: string;
-  }): Promise<Sample> {
-    const start = Date.now();
-    let status = 0;
-    let error: string | undefined;
-    try {
-      const res = await fetch(`${this.baseUrl}${o.path}`, {
-        method: o.method,
-        headers: { Authorization: `Bearer ${o.key}`, 'Content-Type': 'application/json' },
-        body: o.body === undefined ? undefined : JSON.stringify(o.body),
-        signal: AbortSignal.timeout(DEADLINE_MS[o.kind] + 30_000),
-      });
-      status = res.status;
-      const text = await res.text();
-      if (status >= 500) error = text.slice(0, 200);
-    } catch {
-      status = 0; // no answer at all (connection refused, or no answer long past the deadline)
-    }
-    const sample = { kind: o.kind, tenant: o.tenant, start, end: Date.now(), status, id: o.id, error };
-    this.samples.push(sample);
-    if (o.kind === 'upload' && status === 200 && o.id) this.acknowledged.set(o.id, o.key);
-    return sample;
-  }
-
-  private request(kind: Kind, t: { tenant: string; key: string }) {
-    if (kind === 'search')
-      return this.call({
-        kind,
-        ...t,
-        method: 'POST',
-        path: '/v1/search/cases',
-        body: { query: 'printer does not print after update' },
-      });
-    if (kind === 'ask')
-      return this.call({
-        kind,
-        ...t,
-        method: 'POST',
-        path: '/v1/assistant/ask',
-        body: { query: 'How do I fix a printer that stopped printing?' },
-      });
-    const id = `fault-${randomUUID()}`;
-    return this.call({ kind, ...t, method: 'POST', path: '/v1/cases', body: { data: [caseRecord(id, this.n++)] }, id });
-  }
-
-  /**
-   * One lane per tenant and kind: a request every `everyMs`, whether the previous ones have
-   * answered or not (open loop), as independent clients send them; so a request in flight when a
-   * process dies does not hide what the next ones get.
-   */
-  start(): void {
-    const every: Record<Kind, number> = { search: 1000, ask: 2000, upload: 2000 };
-    for (const t of this.tenants) {
-      for (const kind of Object.keys(every) as Kind[]) {
-        this.lanes.push(
-          (async () => {
-            const pending: Promise<unknown>[] = [];
-            while (this.running) {
-              pending.push(this.request(kind, t));
-              await sleep(every[kind]);
-            }
-            await Promise.all(pending);
-          })(),
-        );
-      }
-    }
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await Promise.all(this.lanes);
-  }
-}
-
-/** Waits until every target has a new pid (the supervisor started it again); the time it saw the last one. */
-async function waitRestarted(
-  stack: Launched,
-  names: string[],
-  old: Map<string, number>,
-  timeoutMs: number,
-): Promise<number | null> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const pids = names.map((n) => stack.pid(n));
-    if (pids.every((p, i) => p !== undefined && p !== old.get(names[i]))) return Date.now();
-    await sleep(100);
-  }
-  return null;
 }
 
 /** The first time after `from` at which every kind of request has succeeded at least once (started after `from`). */
@@ -227,7 +88,12 @@ async function runFault(o: { fault: Fault; load: Load; stack: Launched; options:
   const killedAt = Date.now();
   for (const pid of old.values()) process.kill(pid, 'SIGKILL');
   console.log(`[faults] ${fault}: killed ${names.join(', ')}`);
-  const restartedAt = await waitRestarted(stack, names, old, options.maxOutageSeconds * 1000);
+  const restartedAt = await waitRestarted({
+    pid: (name) => stack.pid(name),
+    names,
+    old,
+    timeoutMs: options.maxOutageSeconds * 1000,
+  });
   let recoveredAt: number | null = null;
   const giveUp = Date.now() + options.maxOutageSeconds * 1000;
   while (restartedAt && Date.now() < giveUp && !(recoveredAt = allKindsSucceeded(load.samples, restartedAt)))
@@ -283,7 +149,7 @@ function serverErrors(samples: Sample[], apiLog: string): { request_id: string; 
 /** Acknowledged uploads that cannot be found: a case search by their id answers 404. */
 async function lostUploads(load: Load, baseUrl: string): Promise<string[]> {
   const lost: string[] = [];
-  for (const [id, key] of load.acknowledged) {
+  for (const [id, { key }] of load.acknowledged) {
     for (let attempt = 1; ; attempt++) {
       const res = await fetch(`${baseUrl}/v1/search/cases`, {
         method: 'POST',
@@ -307,17 +173,8 @@ async function main(options: Options): Promise<void> {
   const stack = await launchStart({ dataDir });
   try {
     const tenants = ['faults-a', 'faults-b'].map((tenant) => ({ tenant, key: createKey(stack, tenant) }));
-    const load = new Load(stack.baseUrl, tenants);
-    for (const t of tenants) {
-      const seed = await load.call({
-        kind: 'upload',
-        ...t,
-        method: 'POST',
-        path: '/v1/cases',
-        body: { data: [0, 1, 2].map((n) => caseRecord(`seed-${t.tenant}-${n}`, n)) },
-      });
-      if (seed.status !== 200) throw new Error(`seeding ${t.tenant} answered ${seed.status}`);
-    }
+    const load = new Load({ baseUrl: stack.baseUrl, tenants, everyMs: { search: 1000, ask: 2000, upload: 2000 } });
+    await load.seed();
     load.start();
     const runs: { fault: Fault; killedAt: number; result: Awaited<ReturnType<typeof runFault>>['result'] }[] = [];
     for (const fault of Object.keys(TARGETS) as Fault[])

@@ -5,11 +5,26 @@
  */
 import { strict as assert } from 'node:assert';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'mocha';
+import { after, before, describe, it } from 'mocha';
 import { parse } from 'yaml';
 import { loadServicesConfig } from '../../domain/config';
+import {
+  CLUSTER_REPLICATION_FACTOR,
+  CLUSTER_RETENTION,
+  CLUSTER_SIZE,
+  DEFAULT_CLUSTER_PORT_BASE,
+  POSTGRES_USER,
+  TEMPORAL_HISTORY_SHARDS,
+  clusterPorts,
+  haproxyConfig,
+  temporalServerSpec,
+  temporalUiSpec,
+  weaviateNodeSpecs,
+} from '../../scripts/stack/cluster';
 import { VERSIONS } from '../../scripts/stack/provision';
+import { CLUSTER_VERSIONS } from '../../scripts/stack/provision-cluster';
 import {
   PINNED_MODEL_DRY_MULTIPLIER,
   PINNED_MODEL_REPEAT_PENALTY,
@@ -30,11 +45,15 @@ interface ComposeService {
   environment?: Record<string, string | number | boolean | null> | string[];
   volumes?: string[];
   ports?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  configs?: { source: string; target: string }[];
 }
 
 const compose = parse(read('docker-compose.yml'), { merge: true }) as {
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
+  configs?: Record<string, { content?: string }>;
 };
 const service = (name: string) => {
   const found = compose.services[name];
@@ -263,5 +282,429 @@ describe('docker-compose.yml', () => {
       (service('api').ports ?? []).some((p) => p.endsWith(`:${env.API_PORT}`)),
       'API_PORT is published',
     );
+  });
+});
+
+/** The services of `npm start`'s topology, which run without any profile. */
+const DEFAULT_SERVICES = ['temporal', 'weaviate', 'embeddings', 'embeddings-query', 'english-encoder', 'worker', 'api'];
+
+/** The cluster's services of one kind, numbered as the launcher numbers them: `cluster-temporal-1`, `cluster-weaviate-0`, ... */
+const numbered = (kind: string) =>
+  Object.keys(compose.services)
+    .filter((name) => new RegExp(`^cluster-${kind}-\\d+$`).test(name))
+    .sort();
+/** The shell script a service runs (the argument after `sh -c`), with compose's `$$` back to `$`. */
+const scriptOf = (name: string): string => {
+  const { entrypoint = [], command } = service(name);
+  const argv = [...entrypoint, ...(Array.isArray(command) ? command : [])];
+  const script = argv[argv.findIndex((arg) => /^-e?c$/.test(arg)) + 1];
+  assert.ok(argv.includes('sh') && script, `${name} runs no shell script`);
+  return script.replace(/\$\$/g, '$');
+};
+/** The content of the compose config mounted at `target` in a service. */
+const configAt = (name: string, target: string): string => {
+  const mount = (service(name).configs ?? []).find((c) => c.target === target);
+  const content = mount && compose.configs?.[mount.source]?.content;
+  assert.ok(content, `${name} has no config at ${target}`);
+  return content;
+};
+const nonNull = (env: Record<string, string | null>) =>
+  Object.fromEntries(Object.entries(env).filter(([, v]) => v !== null)) as NodeJS.ProcessEnv;
+/** Every `module` + `pkg` the launcher builds at a CLUSTER_VERSIONS version (provision-cluster.ts). */
+const launcherGoBuilds = () =>
+  [
+    ...read('scripts/stack/provision-cluster.ts').matchAll(
+      /module: '([^']+)',\s*pkg: '([^']+)',\s*version: CLUSTER_VERSIONS\.(\w+)/g,
+    ),
+  ].map(([, module, pkg, key]) => ({ pkg: `${module}/${pkg}`, version: CLUSTER_VERSIONS[key as 'temporalServer'] }));
+/** What the setup service installs: package path to its GOBIN folder and version. */
+const composeGoInstalls = () =>
+  new Map(
+    [...scriptOf('cluster-temporal-setup').matchAll(/GOBIN=(\S+) go install (\S+)@(\S+)/g)].map(
+      ([, dir, pkg, version]) => [pkg, { dir, version }],
+    ),
+  );
+
+/** HAProxy's configuration as its sections, each header with its directives (comments and blank lines left out). */
+function haproxySections(cfg: string): [string, string[]][] {
+  const sections: [string, string[]][] = [];
+  for (const line of cfg.split('\n')) {
+    if (!line.trim() || line.trim().startsWith('#')) continue;
+    if (/^\S/.test(line)) sections.push([line.trim(), []]);
+    else sections[sections.length - 1][1].push(line.trim().replace(/\s+/g, ' '));
+  }
+  return sections;
+}
+/** A server line's parts: `server <name> <host>:<port> <options>`. */
+const serverParts = (line: string) => {
+  const [, name, host, port, options] = line.match(/^server (\S+) (\S+):(\d+)(.*)$/) ?? [];
+  return { name, host, port, options: options.trim() };
+};
+/**
+ * Only what may differ between hosts: bind addresses (a container binds every interface of its
+ * own) and server addresses and check ports, which the test compares with the services instead.
+ */
+const placeless = (sections: [string, string[]][]) =>
+  sections.map(([header, lines]): [string, string[]] => [
+    header,
+    lines.map((line) => {
+      if (line.startsWith('bind ')) return `bind :${line.split(':').pop()}`;
+      if (!line.startsWith('server ')) return line;
+      const { name, options } = serverParts(line);
+      return `server ${name} ${options.replace(/\bport \d+/, 'port <http>')}`;
+    }),
+  ]);
+
+describe('docker-compose.yml, profile cluster (npm run start:cluster)', () => {
+  const ports = clusterPorts(DEFAULT_CLUSTER_PORT_BASE);
+  let dataDir: string;
+  // The launcher's specs write their configuration files into a data folder: a temporary one here.
+  before(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-cluster-'));
+  });
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const launcherTemporal = (index: number) =>
+    temporalServerSpec({
+      index,
+      bin: 'server',
+      cli: 'temporal',
+      ports: ports.temporalProcesses[index],
+      postgresPort: ports.postgres,
+      password: 'the-password',
+      dataDir,
+      logDir: dataDir,
+    });
+  const launcherWeaviate = () =>
+    weaviateNodeSpecs({
+      bin: 'weaviate-server',
+      nodes: ports.weaviateNodes,
+      apiKey: 'the-key',
+      dataDir,
+      logDir: dataDir,
+    });
+
+  it('puts every cluster-* service under the profile cluster, and none of the default stack', () => {
+    for (const [name, { profiles }] of Object.entries(compose.services)) {
+      if (name.startsWith('cluster-')) assert.deepEqual(profiles, ['cluster'], `${name} is not in the profile`);
+      else assert.ok(!profiles?.includes('cluster'), `${name} is in the cluster profile`);
+    }
+    for (const name of DEFAULT_SERVICES) assert.equal(service(name).profiles, undefined, `${name} needs a profile`);
+  });
+
+  it('keeps the cluster apart: it depends on and mounts nothing of the default stack', () => {
+    for (const name of Object.keys(compose.services).filter((n) => n.startsWith('cluster-'))) {
+      for (const dependency of Object.keys(service(name).depends_on ?? {}))
+        assert.match(dependency, /^cluster-/, `${name} waits for ${dependency}`);
+      for (const [source] of (service(name).volumes ?? []).map((v) => v.split(':')))
+        assert.ok(source.startsWith('.') || source.startsWith('cluster-'), `${name} mounts the volume ${source}`);
+    }
+  });
+
+  it("runs the launcher's processes, as many and named as it names them", () => {
+    const temporal = Array.from({ length: CLUSTER_SIZE.temporal }, (_, i) => `cluster-${launcherTemporal(i).name}`);
+    assert.deepEqual(numbered('temporal'), temporal);
+    assert.deepEqual(
+      numbered('weaviate'),
+      launcherWeaviate().map((spec) => `cluster-${spec.name}`),
+    );
+    assert.equal(numbered('worker').length, CLUSTER_SIZE.worker);
+    assert.equal(numbered('api').length, CLUSTER_SIZE.api);
+    // One after the other, as the launcher starts them: the first creates the cluster's metadata.
+    assert.equal(service(temporal[1]).depends_on?.[temporal[0]]?.condition, 'service_healthy');
+  });
+
+  it('builds the Temporal server, SQL tool and Web UI the launcher builds, at CLUSTER_VERSIONS, and runs them', () => {
+    const installs = composeGoInstalls();
+    const expected = launcherGoBuilds();
+    assert.ok(expected.length >= 3, 'no Go builds found in scripts/stack/provision-cluster.ts');
+    assert.deepEqual([...installs.keys()].sort(), expected.map((b) => b.pkg).sort());
+    for (const { pkg, version } of expected) assert.equal(installs.get(pkg)?.version, version, pkg);
+    const server = installs.get('go.temporal.io/server/cmd/server');
+    const sqlTool = installs.get('go.temporal.io/server/cmd/tools/sql');
+    const ui = installs.get('github.com/temporalio/ui-server/v2/cmd/server');
+    assert.equal(server?.version, CLUSTER_VERSIONS.temporalServer);
+    assert.equal(sqlTool?.version, CLUSTER_VERSIONS.temporalServer);
+    assert.equal(ui?.version, CLUSTER_VERSIONS.temporalUi);
+    // The binaries that run are those builds (the version is in their folder's name).
+    for (const name of numbered('temporal'))
+      assert.match(scriptOf(name), new RegExp(`exec ${server?.dir}/server start$`), `${name} runs the server build`);
+    assert.ok(
+      scriptOf('cluster-temporal-setup').includes(`sql=${sqlTool?.dir}/sql`),
+      'the setup runs the SQL tool build',
+    );
+    assert.equal(commandOf('cluster-temporal-ui')[0], `${ui?.dir}/server`);
+  });
+
+  it("builds the Temporal CLI of its health checks and namespace setup as the default stack's temporal service does", () => {
+    const goBuild = (script: string) =>
+      script.replace(/\s+/g, ' ').match(/go build .*?github\.com\/temporalio\/cli\/cmd\/temporal/)?.[0];
+    const defaultBuild = goBuild((service('temporal').entrypoint ?? []).join(' '));
+    assert.ok(defaultBuild, "no go build in the temporal service's entrypoint");
+    assert.equal(goBuild(scriptOf('cluster-temporal-setup')), defaultBuild);
+    assert.ok(
+      service('cluster-temporal-setup').volumes?.includes('./scripts/stack/temporal-cli:/src:ro'),
+      "the setup builds from the launcher's module",
+    );
+    const cli = defaultBuild.match(/-o (\S+)/)?.[1];
+    for (const name of numbered('temporal'))
+      assert.ok(service(name).healthcheck?.test.join(' ').includes(`${cli} operator cluster health`), name);
+    assert.ok(scriptOf('cluster-temporal-namespace').includes(`cli=${cli}\n`), 'the namespace setup uses the CLI');
+  });
+
+  it('pins PostgreSQL, HAProxy and Weaviate to the versions the launcher runs', () => {
+    assert.equal(service('cluster-postgres').image, `postgres:${CLUSTER_VERSIONS.postgres.split('.')[0]}`);
+    assert.equal(service('cluster-haproxy').image, `haproxy:${CLUSTER_VERSIONS.haproxy.match(/^\d+\.\d+/)?.[0]}`);
+    for (const name of numbered('weaviate')) assert.equal(service(name).image, service('weaviate').image, name);
+  });
+
+  it('sets PostgreSQL up as postgresSpec does, with the databases setupTemporalSchema creates', () => {
+    const source = read('scripts/stack/cluster.ts');
+    const env = envOf('cluster-postgres');
+    assert.equal(env.POSTGRES_USER, POSTGRES_USER);
+    const initdbFlags = [...(source.match(/'initdb'\), \[([\s\S]*?)\]\)/)?.[1] ?? '').matchAll(/'(--[^']+)'/g)];
+    assert.ok(initdbFlags.length > 0, 'no initdb flags found in scripts/stack/cluster.ts');
+    assert.deepEqual(
+      env.POSTGRES_INITDB_ARGS?.split(' '),
+      initdbFlags.map((m) => m[1]),
+    );
+    const maxConnections = source.match(/'(max_connections=\d+)'/)?.[1];
+    assert.ok(maxConnections && flagValues(commandOf('cluster-postgres'), '-c').includes(maxConnections));
+
+    const databases = source.match(/TEMPORAL_DATABASES = \{([^}]+)\}/)?.[1] ?? '';
+    const expected = [...databases.matchAll(/(\w+): '([^']+)'/g)].map(([, db, schema]) => `${db} ${schema}`);
+    assert.ok(expected.length === 2, 'TEMPORAL_DATABASES not found in scripts/stack/cluster.ts');
+    const created = [...scriptOf('cluster-temporal-setup').matchAll(/^schema (\S+ \S+)$/gm)].map((m) => m[1]);
+    assert.deepEqual(created, expected);
+    const setup = envOf('cluster-temporal-setup');
+    assert.equal(setup.SQL_PLUGIN, launcherTemporal(0).env?.DB);
+    assert.equal(setup.SQL_USER, POSTGRES_USER);
+    assert.equal(setup.SQL_HOST, 'cluster-postgres');
+    // Its password, generated once, is the one the setup and the servers read.
+    const passwordFile = env.POSTGRES_PASSWORD_FILE ?? '';
+    for (const name of ['cluster-temporal-setup', ...numbered('temporal')])
+      assert.ok(scriptOf(name).includes(`$(cat ${passwordFile})`), `${name} reads the generated password`);
+  });
+
+  it('gives the Temporal servers the environment of temporalServerSpec, and its dynamic config', () => {
+    const expected = launcherTemporal(0).env as Record<string, string>;
+    const envs = numbered('temporal').map(envOf);
+    for (const [i, env] of envs.entries()) {
+      const name = numbered('temporal')[i];
+      // The password and the address a process announces to its peers are only known when its container starts.
+      const exported = [...scriptOf(name).matchAll(/\b([A-Z][A-Z0-9_]*)="\$\(/g)].map((m) => m[1]);
+      assert.deepEqual(
+        [...Object.keys(env), ...exported].sort(),
+        [...Object.keys(expected), 'TEMPORAL_BROADCAST_ADDRESS'].sort(),
+        `${name}: the keys of temporalServerSpec, and the broadcast address that 0.0.0.0 needs`,
+      );
+      for (const key of ['DB', 'POSTGRES_USER', 'DBNAME', 'VISIBILITY_DBNAME', 'NUM_HISTORY_SHARDS', 'LOG_LEVEL'])
+        assert.equal(env[key], expected[key], `${name} ${key}`);
+      assert.equal(env.NUM_HISTORY_SHARDS, String(TEMPORAL_HISTORY_SHARDS));
+      assert.equal(env.POSTGRES_SEEDS, 'cluster-postgres');
+      assert.equal(env.DB_PORT, '5432', "PostgreSQL's port in its container");
+      assert.equal(env.BIND_ON_IP, '0.0.0.0');
+      assert.deepEqual(env, envs[0], 'every server process has the same environment');
+      assert.deepEqual(
+        parse(configAt(name, env.DYNAMIC_CONFIG_FILE_PATH ?? '')),
+        parse(fs.readFileSync(expected.DYNAMIC_CONFIG_FILE_PATH, 'utf8')),
+        `${name} reads the launcher's dynamic config`,
+      );
+    }
+  });
+
+  it('creates the namespace and the search attributes of setupTemporalNamespace, through the balancer', () => {
+    const script = scriptOf('cluster-temporal-namespace');
+    assert.ok(script.includes(`--namespace default --retention ${CLUSTER_RETENTION}`), 'the retention of the launcher');
+    const attributes = script.match(/for attribute in (.*); do/)?.[1].split(' ');
+    assert.deepEqual(attributes, SEARCH_ATTRIBUTES);
+    assert.equal(envOf('cluster-temporal-namespace').TEMPORAL_ADDRESS, `cluster-haproxy:${ports.temporal}`);
+    for (const name of numbered('temporal'))
+      assert.equal(service('cluster-temporal-namespace').depends_on?.[name]?.condition, 'service_healthy');
+  });
+
+  it("serves the Web UI on temporalUiSpec's configuration, pointed at the balancer", () => {
+    const spec = temporalUiSpec({
+      bin: 'ui-server',
+      port: ports.temporalUi,
+      temporalAddress: `127.0.0.1:${ports.temporal}`,
+      dataDir,
+      logDir: dataDir,
+    });
+    const [, root, , env] = spec.args;
+    const launcher = parse(fs.readFileSync(path.join(root, 'config', `${env}.yaml`), 'utf8'));
+    const command = commandOf('cluster-temporal-ui');
+    assert.deepEqual([command[1], command[3], command[4], command[5]], [spec.args[0], ...spec.args.slice(2)]);
+    const config = parse(configAt('cluster-temporal-ui', `${command[2]}/config/${command[4]}.yaml`));
+    const { temporalGrpcAddress, host, port, ...rest } = config;
+    const { host: _host, port: _port, temporalGrpcAddress: _address, ...launcherRest } = launcher;
+    assert.deepEqual(rest, launcherRest);
+    assert.equal(temporalGrpcAddress, `cluster-haproxy:${ports.temporal}`);
+    assert.equal(host, '0.0.0.0');
+    assert.deepEqual(service('cluster-temporal-ui').ports, [`127.0.0.1:${ports.temporalUi}:${port}`]);
+  });
+
+  it('gives the Weaviate nodes the environment of weaviateNodeSpecs', () => {
+    const nodes = numbered('weaviate');
+    const node = (name: string) => envOf(name);
+    // What is about addresses, ports and paths: each node has a container, so its own address and Weaviate's defaults.
+    const PLACE = new Set([
+      'PERSISTENCE_DATA_PATH',
+      'CLUSTER_BIND_ADDR',
+      'CLUSTER_ADVERTISE_ADDR',
+      'CLUSTER_GOSSIP_BIND_PORT',
+      'CLUSTER_DATA_BIND_PORT',
+      'RAFT_PORT',
+      'RAFT_INTERNAL_RPC_PORT',
+      'GRPC_PORT',
+      'RAFT_JOIN',
+      'CLUSTER_JOIN',
+    ]);
+    for (const [i, spec] of launcherWeaviate().entries()) {
+      const name = nodes[i];
+      const env = node(name);
+      const expected = spec.env as Record<string, string>;
+      assert.deepEqual(Object.keys(env).sort(), Object.keys(expected).sort(), name);
+      // Everything else as the launcher's: CLUSTER_HOSTNAME, CLUSTER_IN_LOCALHOST, RAFT_BOOTSTRAP_EXPECT, authentication ...
+      for (const [key, value] of Object.entries(expected)) {
+        if (value === 'the-key') assert.match(env[key] ?? '', KEY_REFERENCE, `${name} ${key}`);
+        else if (!PLACE.has(key)) assert.equal(env[key], value, `${name} ${key}`);
+      }
+      // The same Raft voters, each at its own node's Raft port, and every node joining the first one's gossip.
+      assert.equal(env.RAFT_JOIN, nodes.map((n) => `${node(n).CLUSTER_HOSTNAME}:${node(n).RAFT_PORT}`).join(','));
+      assert.equal(env.CLUSTER_JOIN, `${nodes[0]}:${node(nodes[0]).CLUSTER_GOSSIP_BIND_PORT}`);
+      assert.deepEqual(commandOf(name), commandOf('weaviate'), `${name} runs with the flags of the default Weaviate`);
+    }
+    const dataVolumes = nodes.map(
+      (name) =>
+        service(name)
+          .volumes?.find((v) => v.endsWith(`:${node(name).PERSISTENCE_DATA_PATH}`))
+          ?.split(':')[0],
+    );
+    assert.ok(
+      dataVolumes.every((v) => v && v in (compose.volumes ?? {})),
+      'every node keeps its data on a named volume',
+    );
+    assert.equal(new Set(dataVolumes).size, nodes.length, 'each node on a volume of its own');
+  });
+
+  it('points the workers and APIs at the balancer, with the replication factor of the cluster', () => {
+    // The settings start-cluster.ts gives its workers and APIs (its `env` literal; the model servers' come from modelServers).
+    const launcherEnv = read('scripts/stack/start-cluster.ts').match(
+      /const env: Record<string, string> = \{([\s\S]*?)\n {4}\};/,
+    )?.[1];
+    const launcherKeys = [...(launcherEnv ?? '').matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]);
+    assert.ok(
+      launcherKeys.includes('WEAVIATE_REPLICATION_FACTOR'),
+      'the env of scripts/stack/start-cluster.ts was not found',
+    );
+    for (const name of [...numbered('worker'), ...numbered('api')]) {
+      const env = envOf(name);
+      for (const key of [...launcherKeys, ...SERVICE_VARIABLES]) assert.ok(env[key], `${name} lacks ${key}`);
+      assert.equal(env.WEAVIATE_REPLICATION_FACTOR, String(CLUSTER_REPLICATION_FACTOR));
+      assert.match(env.WEAVIATE_API_KEY ?? '', KEY_REFERENCE);
+      const config = loadServicesConfig(nonNull(env));
+      assert.equal(config.temporal.address, `cluster-haproxy:${ports.temporal}`);
+      assert.deepEqual(
+        [config.weaviate.host, config.weaviate.httpPort, config.weaviate.grpcPort, config.weaviate.replicationFactor],
+        ['cluster-haproxy', ports.weaviateHttp, ports.weaviateGrpc, CLUSTER_REPLICATION_FACTOR],
+      );
+      assert.match(config.embeddings.baseUrl, /^http:\/\/cluster-embeddings:\d+\/v1$/);
+      assert.match(config.embeddings.queryBaseUrl ?? '', /^http:\/\/cluster-embeddings-query:\d+\/v1$/);
+      assert.match(config.tagEmbeddings?.baseUrl ?? '', /^http:\/\/cluster-english-encoder:\d+\/v1$/);
+      const entry = name.includes('worker') ? 'worker/main.ts' : 'api/server.ts';
+      assert.equal(commandOf(name).at(-1), entry);
+    }
+  });
+
+  it("runs the default stack's model servers, unpublished", () => {
+    for (const name of ['embeddings', 'embeddings-query', 'english-encoder']) {
+      const [ours, theirs] = [service(`cluster-${name}`), service(name)];
+      assert.equal(ours.image, theirs.image, name);
+      assert.deepEqual(ours.command, theirs.command, name);
+      assert.deepEqual(ours.healthcheck, theirs.healthcheck, name);
+      // The same mounts; a model cache on a volume of the cluster's own.
+      assert.deepEqual(
+        (ours.volumes ?? []).map((v) => v.replace(/^cluster-/, '')),
+        theirs.volumes ?? [],
+        name,
+      );
+      assert.deepEqual(ours.ports ?? [], [], `cluster-${name} is published`);
+    }
+  });
+
+  describe("HAProxy's configuration", () => {
+    const cfg = () => configAt('cluster-haproxy', '/usr/local/etc/haproxy/haproxy.cfg');
+    const servers = (section: string) =>
+      (haproxySections(cfg()).find(([header]) => header === section)?.[1] ?? [])
+        .filter((l) => l.startsWith('server '))
+        .map(serverParts);
+
+    it('is haproxyConfig(), but for finding its servers through Docker', () => {
+      const sections = haproxySections(cfg());
+      // Compose's only addition: Docker's DNS, so that the balancer starts before its servers and follows their restarts.
+      const resolvers = sections.find(([header]) => header === 'resolvers docker');
+      assert.deepEqual(resolvers?.[1], ['parse-resolv-conf']);
+      const withoutDocker = sections
+        .filter(([header]) => !header.startsWith('resolvers '))
+        .map(([header, lines]): [string, string[]] => [
+          header,
+          lines.map((l) => l.replace(' resolvers docker init-addr last,libc,none', '')),
+        ]);
+      const defaultServer = sections
+        .find(([header]) => header === 'defaults')?.[1]
+        .find((l) => l.startsWith('default-server '));
+      assert.ok(
+        defaultServer?.endsWith(' resolvers docker init-addr last,libc,none'),
+        'servers are found through Docker, and may be missing when the balancer starts',
+      );
+      assert.deepEqual(placeless(withoutDocker), placeless(haproxySections(haproxyConfig(ports))));
+    });
+
+    it('balances the api, temporal, weaviate-http and weaviate-grpc backends over the cluster, with health checks', () => {
+      const sections = new Map(haproxySections(cfg()));
+      const backends: [string, string[], (name: string) => string | undefined][] = [
+        ['backend api', numbered('api'), (name) => envOf(name).API_PORT ?? undefined],
+        ['listen temporal', numbered('temporal'), (name) => envOf(name).FRONTEND_GRPC_PORT ?? undefined],
+        ['listen weaviate-http', numbered('weaviate'), (name) => flagValues(commandOf(name), '--port')[0]],
+        ['listen weaviate-grpc', numbered('weaviate'), (name) => envOf(name).GRPC_PORT ?? undefined],
+      ];
+      for (const [section, services, portOf] of backends) {
+        const list = servers(section);
+        assert.deepEqual(
+          list.map((s) => s.host),
+          services,
+          `${section} balances over ${services.join(', ')}`,
+        );
+        for (const { host, port, options } of list) {
+          assert.equal(port, portOf(host), `${section}: ${host} listens on ${portOf(host)}`);
+          assert.match(options, /^check\b/, `${section}: ${host} is checked`);
+        }
+        if (section !== 'listen temporal')
+          assert.ok(
+            sections.get(section)?.some((l) => l.startsWith('option httpchk GET /')),
+            `${section} checks over HTTP`,
+          );
+      }
+      // gRPC is checked on the node's HTTP readiness.
+      for (const { host, options } of servers('listen weaviate-grpc'))
+        assert.match(options, new RegExp(`\\bport ${flagValues(commandOf(host), '--port')[0]}$`));
+    });
+
+    it('is the only service published besides the Web UI: its front ends and status page, on the clusterPorts layout', () => {
+      const binds = haproxySections(cfg()).flatMap(([, lines]) =>
+        lines.filter((l) => l.startsWith('bind ')).map((l) => l.split(':').pop()),
+      );
+      const expected = [ports.api, ports.temporal, ports.weaviateHttp, ports.weaviateGrpc, ports.balancerStatus];
+      assert.deepEqual(binds, expected.map(String));
+      assert.deepEqual(
+        service('cluster-haproxy').ports,
+        expected.map((p) => `127.0.0.1:${p}:${p}`),
+      );
+      const published = Object.entries(compose.services)
+        .filter(([name, s]) => name.startsWith('cluster-') && (s.ports ?? []).length > 0)
+        .map(([name]) => name)
+        .sort();
+      assert.deepEqual(published, ['cluster-haproxy', 'cluster-temporal-ui']);
+    });
   });
 });
