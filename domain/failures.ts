@@ -36,6 +36,17 @@ const UNAVAILABLE_CODES = new Set([
  * so this means the store is still starting: retried, then 503, never 500.
  */
 const STORE_STARTING = /could not find class \w+ in schema/;
+/**
+ * A replicated Weaviate that cannot reach enough copies of a shard for the consistency level (two
+ * of three nodes down, or a node dying mid-request), or whose Raft cluster has no leader for a
+ * moment after its leader died: the store is unavailable, not the request wrong. Weaviate sends
+ * these as plain errors (gRPC status UNKNOWN, or per object in a batch).
+ */
+const REPLICAS_UNREACHABLE =
+  /cannot achieve consistency level|cannot reach enough replicas|failed to query leader|leader not found|no leader|broadcast:|connection refused/i;
+
+/** Whether an error message of the store (also one object's error in a batch) means it is unavailable for now. */
+export const storeUnavailable = (message: string) => STORE_STARTING.test(message) || REPLICAS_UNREACHABLE.test(message);
 
 function causeCodes(err: unknown): string[] {
   const codes: string[] = [];
@@ -97,7 +108,7 @@ export function toFailure(err: unknown): unknown {
     UNAVAILABLE_NAMES.has(e?.name) ||
     causeCodes(err).some((c) => UNAVAILABLE_CODES.has(c)) ||
     /UNAVAILABLE|ECONNREFUSED/.test(upstream) ||
-    STORE_STARTING.test(upstream)
+    storeUnavailable(upstream)
   ) {
     return failure({ type: FAILURE_TYPES.unavailable, message: `${who} is unavailable`, upstream, retryable: true });
   }

@@ -10,6 +10,7 @@ import type { IncidentUpload } from '../contracts/incident';
 import type { Embedder } from '../models/embeddings';
 import { articleSections, detectLanguage, toPassages } from '../text/article-text';
 import { caseText, embeddedPart, incidentText } from '../text/records';
+import { storeUnavailable } from '../failures';
 import { COLLECTIONS, tenantCollection } from './collections';
 
 export interface FailedItem {
@@ -41,11 +42,19 @@ interface NewObject {
 }
 
 /** Inserts objects; per-object errors are returned by index instead of thrown. */
+/**
+ * Stores objects, returning each one's error by its index. An object refused because the store
+ * could not reach enough of its copies fails the whole call instead, so the activity retries it
+ * (ids are derived from the content's ids: a retry overwrites) rather than reporting that
+ * object as failed to the client.
+ */
 async function insert(collection: Collection<any, string, any>, objects: NewObject[]): Promise<Map<number, string>> {
   const errors = new Map<number, string>();
   if (objects.length === 0) return errors;
   const res = await collection.data.insertMany(objects as any);
   if (res.hasErrors) for (const [i, e] of Object.entries(res.errors)) errors.set(Number(i), e.message);
+  const unavailable = [...errors.values()].find(storeUnavailable);
+  if (unavailable) throw new Error(`storing ${errors.size} of ${objects.length} objects failed: ${unavailable}`);
   return errors;
 }
 

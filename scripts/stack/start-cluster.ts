@@ -171,6 +171,7 @@ async function main(): Promise<void> {
         ),
       ),
     ]);
+    await waitUntil('the APIs through the balancer', () => balancerUp(ports, ['api']));
     const store = new ApiKeyStore(() => connectWeaviate(config.weaviate));
     const line = '-'.repeat(72);
     console.log(line);

@@ -64,6 +64,22 @@ describe('temporalErrorToApiError', () => {
     assert.equal(temporalErrorToApiError(activityFailed(failure), 'search').code, 503);
   });
 
+  it('treats a replicated store that cannot reach enough copies, or has no Raft leader yet, as unavailable (retried, 503)', () => {
+    for (const text of [
+      'msg:search index supportcase code:500 err:cannot achieve consistency level "QUORUM": read error',
+      'put object: import into index articlepassage: replicate insertion: shard="x": broadcast: cannot reach enough replicas',
+      'failed to query leader: no leader found',
+    ]) {
+      const upstream = Object.assign(new Error(`Query call with protocol gRPC failed with message: ${text}`), {
+        name: 'WeaviateQueryError',
+      });
+      const failure = toFailure(upstream) as ApplicationFailure;
+      assert.equal(failure.type, 'DependencyUnavailable', text);
+      assert.equal(failure.nonRetryable, false);
+      assert.equal(temporalErrorToApiError(activityFailed(failure), 'search').code, 503);
+    }
+  });
+
   it("names the vector store for the gRPC errors of the Weaviate client's calls", () => {
     const upstream = Object.assign(new Error('/weaviate.v1.Weaviate/Search UNAVAILABLE: No connection established'), {
       name: 'ClientError',
