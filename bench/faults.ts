@@ -20,6 +20,7 @@
  * Writes bench/results/faults.json; docs/benchmarks.md shows it.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
@@ -65,6 +66,7 @@ const GOALS = {
 
 interface Options {
   faults: Fault[];
+  postgresDownSeconds: number;
   baselineSeconds: number;
   afterSeconds: number;
   observeSeconds: number;
@@ -136,6 +138,8 @@ async function runFault(o: { fault: Fault; load: Load; cluster: LaunchedCluster;
   const killedAt = Date.now();
   for (const pid of old.values()) process.kill(pid, 'SIGKILL');
   console.log(`[faults] ${fault}: killed ${names.join(', ')}`);
+  // PostgreSQL stays stopped for a while: its port held, the supervisor's restarts fail until it is let go.
+  if (fault === 'postgres') await holdPort(cluster.ports.postgres, options.postgresDownSeconds * 1000);
   const restartedAt = await waitRestarted({
     pid: (name) => cluster.pid(name),
     names,
@@ -197,6 +201,28 @@ async function runFault(o: { fault: Fault; load: Load; cluster: LaunchedCluster;
   return { killedAt, result };
 }
 
+/**
+ * Holds a loopback port for `ms`, as a process still dying would, retrying while its dying owner
+ * still has it: the supervisor's restarts fail until it is let go. A connection to it is reset at
+ * once, as to a dead server (one accepted and left open would hang its client instead).
+ */
+async function holdPort(port: number, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const server = net.createServer((socket) => socket.resetAndDestroy());
+    const held = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (held) {
+      await sleep(Math.max(0, until - Date.now()));
+      await new Promise((r) => server.close(r));
+      return;
+    }
+    await sleep(20);
+  }
+}
+
 const countBy = (values: string[]) =>
   values.reduce<Record<string, number>>((acc, v) => ((acc[v] = (acc[v] ?? 0) + 1), acc), {});
 
@@ -220,6 +246,9 @@ async function main(options: Options): Promise<void> {
   const started = Date.now();
   const cluster = await launchCluster({ dataDir, env: { LOG_LEVEL: 'warn' }, startTimeoutMs: 1_800_000 });
   const startSeconds = round((Date.now() - started) / 1000, 1);
+  // Ctrl-C stops the cluster too (it runs in a process group of its own).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => void cluster.interrupt().finally(() => process.exit(130)));
   const apiKey = readWeaviateKey(dataDir)!;
   try {
     const weaviate = await connectWeaviate({
@@ -291,6 +320,7 @@ function faultList(value: string): Fault[] {
 const program = new Command('bench:faults')
   .description('kill each part of the cluster topology under load and measure what it costs')
   .option('--faults <list>', `faults to cause, in order (${FAULTS.join(',')})`, faultList, FAULTS)
+  .option('--postgres-down-seconds <n>', 'how long PostgreSQL stays stopped before it may start again', positiveInt, 10)
   .option('--baseline-seconds <n>', 'load before each kill', positiveInt, 20)
   .option('--after-seconds <n>', 'observation after each restart', positiveInt, 25)
   .option('--observe-seconds <n>', 'observation after each kill, at least', positiveInt, 40)
