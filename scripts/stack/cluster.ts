@@ -156,10 +156,9 @@ function initPostgres(o: { bin: string; dir: string; password: string }): void {
 }
 
 export function postgresSpec(o: { bin: string; dataDir: string; port: number; logDir: string }): ServiceSpec {
-  const bin = o.bin;
   const dir = path.join(o.dataDir, 'postgres');
-  initPostgres({ bin, dir, password: ensureSecret(o.dataDir, POSTGRES_PASSWORD_FILE) });
-  const run = unprivileged(path.join(bin, 'postgres'), [
+  initPostgres({ bin: o.bin, dir, password: ensureSecret(o.dataDir, POSTGRES_PASSWORD_FILE) });
+  const run = unprivileged(path.join(o.bin, 'postgres'), [
     '-D',
     dir,
     '-p',
@@ -199,14 +198,14 @@ export async function setupTemporalSchema(o: { sqlTool: string; port: number; pa
       String(o.port),
       '-u',
       POSTGRES_USER,
-      '--pw',
-      o.password,
       '--db',
       db,
     ];
     const run = async (args: string[], tolerate?: RegExp) => {
       try {
-        await execFileAsync(o.sqlTool, [...base, ...args], { timeout: 120_000 });
+        // The password in the environment, not on a command line any user can list.
+        const env = { ...process.env, SQL_PASSWORD: o.password };
+        await execFileAsync(o.sqlTool, [...base, ...args], { env, timeout: 120_000 });
       } catch (err) {
         const output = `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''}`;
         if (!tolerate?.test(output))
