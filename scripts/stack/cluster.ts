@@ -183,33 +183,33 @@ export function postgresSpec(o: { bin: string; dataDir: string; port: number; lo
 
 export const postgresPassword = (dataDir: string) => ensureSecret(dataDir, POSTGRES_PASSWORD_FILE);
 
+/** What the SQL tool says while PostgreSQL is starting: its port open, logins not yet accepted. */
+const POSTGRES_NOT_READY = /starting up|57P03|no usable database connection|connection refused/i;
+
 /**
  * Creates Temporal's two databases and brings their schemas to the server's version; run on every
  * start (idempotent: an existing database is kept, a current schema left as it is).
  */
 export async function setupTemporalSchema(o: { sqlTool: string; port: number; password: string }): Promise<void> {
   for (const [db, schema] of Object.entries(TEMPORAL_DATABASES)) {
-    const base = [
-      '--plugin',
-      'postgres12',
-      '--ep',
-      '127.0.0.1',
-      '-p',
-      String(o.port),
-      '-u',
-      POSTGRES_USER,
-      '--db',
-      db,
-    ];
+    const base = ['--plugin', 'postgres12', '--ep', '127.0.0.1', '-p', String(o.port), '-u', POSTGRES_USER, '--db', db];
     const run = async (args: string[], tolerate?: RegExp) => {
-      try {
-        // The password in the environment, not on a command line any user can list.
-        const env = { ...process.env, SQL_PASSWORD: o.password };
-        await execFileAsync(o.sqlTool, [...base, ...args], { env, timeout: 120_000 });
-      } catch (err) {
-        const output = `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''}`;
-        if (!tolerate?.test(output))
+      // The password in the environment, not on a command line any user can list.
+      const env = { ...process.env, SQL_PASSWORD: o.password };
+      for (const deadline = Date.now() + 60_000; ;) {
+        try {
+          await execFileAsync(o.sqlTool, [...base, ...args], { env, timeout: 120_000 });
+          return;
+        } catch (err) {
+          const output = `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''}`;
+          if (tolerate?.test(output)) return;
+          // PostgreSQL listens a moment before it accepts logins (right after initdb, or while it recovers).
+          if (POSTGRES_NOT_READY.test(output) && Date.now() < deadline) {
+            await new Promise((r) => setTimeout(r, 500));
+            continue;
+          }
           throw new Error(`temporal sql tool ${args[0]} on ${db} failed:\n${output.slice(-2000)}`);
+        }
       }
     };
     await run(['create'], /already exists/);
