@@ -13,8 +13,13 @@ export const weaviateKeyPath = (dataDir: string) => path.join(dataDir, WEAVIATE_
 
 /** The key kept in `dataDir`, or undefined when there is none yet. */
 export function readWeaviateKey(dataDir: string): string | undefined {
+  return readSecret(weaviateKeyPath(dataDir));
+}
+
+/** The secret kept in a file, or undefined when there is none (no file, or an empty one). */
+function readSecret(file: string): string | undefined {
   try {
-    return fs.readFileSync(weaviateKeyPath(dataDir), 'utf8').trim() || undefined;
+    return fs.readFileSync(file, 'utf8').trim() || undefined;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -33,12 +38,7 @@ export function ensureWeaviateKey(dataDir: string): string {
  */
 export function ensureSecret(dataDir: string, file: string): string {
   const at = path.join(dataDir, file);
-  let secret: string | undefined;
-  try {
-    secret = fs.readFileSync(at, 'utf8').trim() || undefined;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  let secret = readSecret(at);
   if (!secret) {
     secret = randomBytes(32).toString('hex');
     fs.mkdirSync(dataDir, { recursive: true });
