@@ -40,8 +40,7 @@ export class SharedWindowCounter {
   private window = -1;
   private local = new Map<string, number>();
   private others = new Map<string, number>();
-  private dirty = new Set<string>();
-  /** Requests counted per subject since the last publish took its snapshot, */
+  /** Requests counted per subject since the last publish took its snapshot (its keys: the counts to publish), */
   private unsynced = new Map<string, number>();
   /** and since the others' counts were last read (those of them not published yet). */
   private sinceRead = new Map<string, number>();
@@ -66,7 +65,6 @@ export class SharedWindowCounter {
     while (this.o.store && bound && (this.sinceRead.get(subject) ?? 0) >= bound && (await this.sync()));
     this.local.set(subject, (this.local.get(subject) ?? 0) + 1);
     if (this.o.store) {
-      this.dirty.add(subject);
       this.unsynced.set(subject, (this.unsynced.get(subject) ?? 0) + 1);
       this.sinceRead.set(subject, (this.sinceRead.get(subject) ?? 0) + 1);
     }
@@ -98,7 +96,6 @@ export class SharedWindowCounter {
       this.window = window;
       this.local = new Map();
       this.others = new Map();
-      this.dirty = new Set();
       this.unsynced = new Map();
       this.sinceRead = new Map();
       void this.o.store?.prune(window - 1).catch((err) => this.warn(err));
@@ -136,9 +133,8 @@ export class SharedWindowCounter {
 
   private async syncOnce(): Promise<boolean> {
     try {
-      if (this.dirty.size) {
-        const counts = new Map([...this.dirty].map((subject) => [subject, this.local.get(subject) ?? 0]));
-        this.dirty = new Set();
+      if (this.unsynced.size) {
+        const counts = new Map([...this.unsynced.keys()].map((subject) => [subject, this.local.get(subject) ?? 0]));
         this.unsynced = new Map();
         await this.o.store!.publish({ instance: this.instance, window: this.window, counts });
       }
