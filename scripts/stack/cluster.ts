@@ -99,6 +99,32 @@ export function clusterPorts(base: number): ClusterPorts {
   };
 }
 
+/** Every port of the cluster, front ends and processes alike. */
+export function allClusterPorts(p: ClusterPorts): number[] {
+  return [
+    p.api,
+    p.temporal,
+    p.weaviateHttp,
+    p.weaviateGrpc,
+    p.temporalUi,
+    p.balancerStatus,
+    p.postgres,
+    p.embeddings,
+    p.embeddingsQuery,
+    p.englishEncoder,
+    ...p.apiInstances,
+    ...p.temporalProcesses.flatMap((t) => [
+      t.frontend,
+      t.frontendHttp,
+      t.history,
+      t.matching,
+      t.worker,
+      ...Object.values(t.membership),
+    ]),
+    ...p.weaviateNodes.flatMap((n) => Object.values(n)),
+  ];
+}
+
 /** Whether something accepts TCP connections on a loopback port. */
 export function tcpOpen(port: number, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
@@ -183,6 +209,10 @@ export function postgresSpec(o: { bin: string; dataDir: string; port: number; lo
 
 export const postgresPassword = (dataDir: string) => ensureSecret(dataDir, POSTGRES_PASSWORD_FILE);
 
+/** What a command that failed printed (execFile's error carries its output). */
+const commandOutput = (err: unknown) =>
+  `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''}`;
+
 /** What the SQL tool says while PostgreSQL is starting: its port open, logins not yet accepted. */
 const POSTGRES_NOT_READY = /starting up|57P03|no usable database connection|connection refused/i;
 
@@ -201,7 +231,7 @@ export async function setupTemporalSchema(o: { sqlTool: string; port: number; pa
           await execFileAsync(o.sqlTool, [...base, ...args], { env, timeout: 120_000 });
           return;
         } catch (err) {
-          const output = `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''}`;
+          const output = commandOutput(err);
           if (tolerate?.test(output)) return;
           // PostgreSQL listens a moment before it accepts logins (right after initdb, or while it recovers).
           if (POSTGRES_NOT_READY.test(output) && Date.now() < deadline) {
@@ -297,8 +327,6 @@ export const CLUSTER_RETENTION = '72h';
  */
 export async function setupTemporalNamespace(o: { cli: string; address: string }): Promise<void> {
   const cli = (...args: string[]) => execFileAsync(o.cli, [...args, '--address', o.address], { timeout: 30_000 });
-  const outputOf = (err: unknown) =>
-    `${(err as { stdout?: string }).stdout ?? ''}${(err as { stderr?: string }).stderr ?? ''}`;
   // Until the balancer sees a frontend up, and while a new namespace reaches every frontend, calls fail: try again.
   const deadline = Date.now() + 90_000;
   for (;;) {
@@ -306,7 +334,7 @@ export async function setupTemporalNamespace(o: { cli: string; address: string }
       const exists = await cli('operator', 'namespace', 'describe', '--namespace', 'default').then(
         () => true,
         (err) => {
-          if (/not found/i.test(outputOf(err))) return false;
+          if (/not found/i.test(commandOutput(err))) return false;
           throw err;
         },
       );
@@ -327,7 +355,7 @@ export async function setupTemporalNamespace(o: { cli: string; address: string }
       );
     } catch (err) {
       if (Date.now() > deadline)
-        throw new Error(`setting up Temporal's namespace failed: ${outputOf(err) || (err as Error).message}`);
+        throw new Error(`setting up Temporal's namespace failed: ${commandOutput(err) || (err as Error).message}`);
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
@@ -479,12 +507,18 @@ export function haproxyConfig(ports: ClusterPorts): string {
   ].join('\n');
 }
 
-/** Whether HAProxy has at least one server up in each of the named backends (from its status page's CSV). */
-export async function balancerUp(ports: ClusterPorts, backends: string[]): Promise<boolean> {
+/** HAProxy's statistics from its status page's CSV: a row per front end, backend and server, by column name (`pxname`, `svname`, `status`, `stot`, …). */
+export async function balancerStats(ports: ClusterPorts): Promise<Record<string, string>[]> {
   const res = await fetch(`http://127.0.0.1:${ports.balancerStatus}/;csv`, { signal: AbortSignal.timeout(2000) });
-  const rows = (await res.text()).split('\n').map((line) => line.split(','));
-  const status = rows[0].indexOf('status');
-  return backends.every((name) => rows.some((r) => r[0] === name && r[1] === 'BACKEND' && r[status] === 'UP'));
+  const [header, ...lines] = (await res.text()).trim().split('\n');
+  const columns = header.replace(/^# /, '').split(',');
+  return lines.map((line) => Object.fromEntries(line.split(',').map((value, i) => [columns[i], value])));
+}
+
+/** Whether HAProxy has at least one server up in each of the named backends. */
+export async function balancerUp(ports: ClusterPorts, backends: string[]): Promise<boolean> {
+  const rows = await balancerStats(ports);
+  return backends.every((name) => rows.some((r) => r.pxname === name && r.svname === 'BACKEND' && r.status === 'UP'));
 }
 
 export function haproxySpec(o: {

@@ -6,7 +6,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ClusterPorts, clusterPorts } from './cluster';
+import { ClusterPorts, allClusterPorts, clusterPorts } from './cluster';
 import { freePort, portFree } from './services';
 import { StackPorts, freePorts, runDir } from './stack';
 
@@ -85,21 +85,7 @@ export type LaunchedCluster = Omit<Launched, 'ports' | 'apiPort'> & { ports: Clu
 async function freeClusterBase(): Promise<number> {
   for (let tries = 0; tries < 50; tries++) {
     const base = 20_000 + 100 * Math.floor(Math.random() * 120);
-    const ports = clusterPorts(base);
-    const all = [
-      ...Object.values(ports).filter((v): v is number => typeof v === 'number'),
-      ...ports.apiInstances,
-      ...ports.temporalProcesses.flatMap((p) => [
-        p.frontend,
-        p.frontendHttp,
-        p.history,
-        p.matching,
-        p.worker,
-        ...Object.values(p.membership),
-      ]),
-      ...ports.weaviateNodes.flatMap((n) => Object.values(n)),
-    ];
-    if ((await Promise.all(all.map(portFree))).every(Boolean)) return base;
+    if ((await Promise.all(allClusterPorts(clusterPorts(base)).map(portFree))).every(Boolean)) return base;
   }
   throw new Error('no free range of ports for the cluster below 32768');
 }

@@ -16,7 +16,7 @@ import { connectWeaviate } from '../../domain/weaviate/client';
 import { COLLECTIONS } from '../../domain/weaviate/collections';
 import { waitForTagTraining } from '../../api/tag-trainer';
 import { LaunchedCluster, launchCluster } from '../../scripts/stack/launcher';
-import { CLUSTER_REPLICATION_FACTOR } from '../../scripts/stack/cluster';
+import { CLUSTER_REPLICATION_FACTOR, balancerStats } from '../../scripts/stack/cluster';
 import { readWeaviateKey } from '../../scripts/stack/weaviate-key';
 import { article } from '../helpers/factories';
 import { TRAINING, cases } from '../helpers/tagged-cases';
@@ -75,12 +75,10 @@ describe('several API instances and workers on the cluster topology', function (
     return { ...created, tenant };
   };
   /** Requests each API backend of the balancer has served so far, from HAProxy's statistics. */
-  const servedByInstance = async () => {
-    const csv = await (await fetch(`http://127.0.0.1:${cluster.ports.balancerStatus}/;csv`)).text();
-    const rows = csv.split('\n').map((line) => line.split(','));
-    const column = rows[0].indexOf('stot');
-    return rows.filter((r) => r[0] === 'api' && /^api\d$/.test(r[1])).map((r) => Number(r[column]));
-  };
+  const servedByInstance = async () =>
+    (await balancerStats(cluster.ports))
+      .filter((r) => r.pxname === 'api' && /^api\d$/.test(r.svname))
+      .map((r) => Number(r.stot));
 
   before(async function () {
     this.timeout(1_800_000); // a cold cache builds the Temporal server, its SQL tool and the UI first

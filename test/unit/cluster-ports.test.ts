@@ -4,33 +4,9 @@
  */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
-import { clusterPorts } from '../../scripts/stack/cluster';
+import { allClusterPorts, clusterPorts } from '../../scripts/stack/cluster';
 
-const allPorts = (base: number) => {
-  const p = clusterPorts(base);
-  return [
-    p.api,
-    p.temporal,
-    p.weaviateHttp,
-    p.weaviateGrpc,
-    p.temporalUi,
-    p.balancerStatus,
-    p.postgres,
-    p.embeddings,
-    p.embeddingsQuery,
-    p.englishEncoder,
-    ...p.apiInstances,
-    ...p.temporalProcesses.flatMap((t) => [
-      t.frontend,
-      t.frontendHttp,
-      t.history,
-      t.matching,
-      t.worker,
-      ...Object.values(t.membership),
-    ]),
-    ...p.weaviateNodes.flatMap((n) => Object.values(n)),
-  ];
-};
+const allPorts = (base: number) => allClusterPorts(clusterPorts(base));
 
 describe('the cluster topology ports', () => {
   it('gives every process ports of its own, from the base up, all below 32768', () => {
