@@ -21,6 +21,7 @@ import { startServer } from '../../api/server';
 import { ReadRunner } from '../../api/read-path';
 import { WorkflowRunner } from '../../api/workflow-runner';
 import { createKey, getHarness } from '../helpers/harness';
+import { awayFromWindowEnd } from '../helpers/rate-window';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -46,12 +47,6 @@ const invalidSearch = (url: string, key: string, headers: Record<string, string>
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
     body: '{}',
   });
-
-/** Waits until the next minute when less than `margin` ms of this one remain, so a test stays in one window. */
-async function awayFromWindowEnd(margin = 20_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < margin) await sleep(left + 50);
-}
 
 describe('limits across API instances', () => {
   const instances: Instance[] = [];

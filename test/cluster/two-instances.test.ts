@@ -21,6 +21,7 @@ import { readWeaviateKey } from '../../scripts/stack/weaviate-key';
 import { article } from '../helpers/factories';
 import { TRAINING, cases } from '../helpers/tagged-cases';
 import { alive } from '../helpers/processes';
+import { awayFromWindowEnd } from '../helpers/rate-window';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const RATE_LIMIT = 600;
@@ -49,12 +50,6 @@ async function call(base: string, method: string, route: string, key: string, bo
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-/** Waits until the next minute when less than `margin` ms of this one remain, so a test stays in one rate-limit window. */
-async function awayFromWindowEnd(margin = 20_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < margin) await sleep(left + 50);
 }
 
 describe('several API instances and workers on the cluster topology', function () {
