@@ -1,25 +1,29 @@
 /**
- * Answers of asks, handed over in this process by its own ask worker (worker/ask-worker.ts) as
- * each run ends: its answer is stored, and the run's completion is on its way to the server. The
- * ask route waits for whichever comes first, this or the run's result from the server, so a run
- * that this process ran answers without the round trip of the server recording its completion and
- * reporting it back; a run another worker took answers through the server as before. If the
- * completion were then lost (this process dying that instant), the server would run the ask again
- * and store the same answer under the same id.
+ * How asks that this process's own ask worker runs (worker/ask-worker.ts) end, heard in this
+ * process as each run ends: its answer (stored already, the run's completion on its way to the
+ * server), or word that it is failing, whose failure the server reports (408, 503, 504). The ask
+ * route waits here for a run it started eagerly, whose first task this process's worker holds, and
+ * asks the server only when the run failed or nothing was heard for a while (its later tasks went
+ * to another worker): an ask that succeeds here costs the server no long poll for its result. If
+ * the completion were then lost (this process dying that instant), the server would run the ask
+ * again and store the same answer under the same id.
  */
 import type { AskWorkflowResult } from '../workflows/ask';
 
-export class AnsweredAsks {
-  private readonly waiting = new Map<string, (result: AskWorkflowResult) => void>();
+/** The answer, or undefined when the run is failing and the server is to say how. */
+export type AskOutcome = AskWorkflowResult | undefined;
 
-  /** The answer of the run `workflowId`, when this process's worker runs it; call before starting it. */
-  wait(workflowId: string): Promise<AskWorkflowResult> {
+export class AnsweredAsks {
+  private readonly waiting = new Map<string, (outcome: AskOutcome) => void>();
+
+  /** How the run `workflowId` ends, when this process's worker runs it; call before starting it. */
+  wait(workflowId: string): Promise<AskOutcome> {
     return new Promise((resolve) => this.waiting.set(workflowId, resolve));
   }
 
-  /** Called by the ask worker's sink as a run ends. */
-  deliver(workflowId: string, result: AskWorkflowResult): void {
-    this.waiting.get(workflowId)?.(result);
+  /** Called by the ask worker's sinks as a run ends. */
+  deliver(workflowId: string, outcome: AskOutcome): void {
+    this.waiting.get(workflowId)?.(outcome);
     this.waiting.delete(workflowId);
   }
 

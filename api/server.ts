@@ -9,7 +9,7 @@ import path from 'node:path';
 import { loadServicesConfig, positiveEnv } from '../domain/config';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-cases';
 import { meteredChatGateway } from '../domain/models/token-meter';
-import { createEmbedder, createEnglishEncoder } from '../domain/models/embeddings';
+import { createEmbedder, createEnglishEncoder, withSharedQueries } from '../domain/models/embeddings';
 import { englishEncoderFor, localModel } from '../domain/sentiment/local-engine';
 import { ApiKeyStore } from '../domain/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../domain/weaviate/client';
@@ -73,7 +73,8 @@ export async function startServer(
     logger,
   });
   const english = createEnglishEncoder(config);
-  const embedder = createEmbedder(config.embeddings);
+  // An ask's question is embedded as its execution starts (withSharedQueries); its retrieval step here finds it.
+  const embedder = withSharedQueries(createEmbedder(config.embeddings), { keepMs: 30_000, maxEntries: 1000 });
   const reads = new ReadRunner({ weaviate, embedder, english, log: readLog });
   const { chat, meter: tokens } = meteredChatGateway({
     config: config.chat,
@@ -90,7 +91,7 @@ export async function startServer(
     deps: { weaviate, embedder, english, chat },
     workflowBundle: o.workflowBundle,
     maxActivities: positiveEnv(env, 'API_MAX_MODEL_ACTIVITIES', 4),
-    onAnswered: (workflowId, result) => answered.deliver(workflowId, result),
+    onEnded: (workflowId, outcome) => answered.deliver(workflowId, outcome),
   });
   const sentimentModel = chat.engine === 'local' ? localModel() : undefined;
   if (sentimentModel?.english && !englishEncoderFor(english, sentimentModel)) {
@@ -114,6 +115,7 @@ export async function startServer(
         : new Client({ connection: askConnection, namespace: config.temporal.namespace }),
     ),
     answered,
+    prefetchQuery: (q) => embedder.prefetch(q),
     chat,
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
     chatFallback: config.chat?.fallback,

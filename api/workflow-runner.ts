@@ -3,7 +3,12 @@
  * Every workflow carries the TenantId and Operation search attributes, so operators can filter
  * runs per customer in the Temporal Web UI.
  */
-import { Client, WorkflowHandle, WorkflowIdConflictPolicy } from '@temporalio/client';
+import {
+  Client,
+  WorkflowHandle,
+  WorkflowIdConflictPolicy,
+  type WorkflowHandleWithStartDetails,
+} from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { askTaskQueue, OperationAttr, TenantId, type Operation } from '../workflows/constants';
 import { requestTimeout, unavailable } from './errors';
@@ -60,7 +65,7 @@ export class WorkflowRunner {
     return `${o.operation}:${o.tenant}:${o.key}`;
   }
 
-  async start<A, R>(o: StartOptions<A, R>): Promise<WorkflowHandle<WorkflowFn<A, R>>> {
+  async start<A, R>(o: StartOptions<A, R>): Promise<WorkflowHandleWithStartDetails<WorkflowFn<A, R>>> {
     const eager = Boolean(o.eagerAsk && this.eagerClient);
     const client = eager ? this.eagerClient! : this.client;
     const start = async () => {

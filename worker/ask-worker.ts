@@ -21,14 +21,20 @@ export interface AskWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Model calls of asks this process runs at once (the local steps are local activities). */
   maxActivities: number;
-  /** Hears each ask this worker runs as it ends, its answer stored (api/answered-asks.ts). */
-  onAnswered?: (workflowId: string, result: AskWorkflowResult) => void;
+  /**
+   * Hears each ask this worker runs as it ends: its answer, stored, or undefined when it is failing
+   * (api/answered-asks.ts).
+   */
+  onEnded?: (workflowId: string, result: AskWorkflowResult | undefined) => void;
 }
 
-/** The sink through which the ask workflow hands over its answer; a worker without a listener ignores it. */
-export function askSinks(onAnswered?: AskWorkerOptions['onAnswered']): InjectedSinks<AskSinks> {
+/** The sinks through which the ask workflow tells how it ends; a worker without a listener ignores them. */
+export function askSinks(onEnded?: AskWorkerOptions['onEnded']): InjectedSinks<AskSinks> {
   return {
-    asks: { answered: { fn: (info, result) => onAnswered?.(info.workflowId, result), callDuringReplay: false } },
+    asks: {
+      answered: { fn: (info, result) => onEnded?.(info.workflowId, result), callDuringReplay: false },
+      failed: { fn: (info) => onEnded?.(info.workflowId, undefined), callDuringReplay: false },
+    },
   };
 }
 
@@ -46,7 +52,7 @@ export async function startAskWorker(o: AskWorkerOptions): Promise<AskWorker> {
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows/ask') }),
     activities: createAskActivities(o.deps),
-    sinks: askSinks(o.onAnswered),
+    sinks: askSinks(o.onEnded),
     maxConcurrentActivityTaskExecutions: o.maxActivities,
   });
   const running = worker.run();

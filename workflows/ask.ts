@@ -55,12 +55,16 @@ export interface AskWorkflowResult extends AskAnswer {
 
 /**
  * What the worker running an ask hears as the run ends: its answer, already stored, handed over as
- * the run's completion goes to the server. The API process's own ask worker uses it to answer the
- * request without waiting for the server to record the completion and report it back
- * (api/answered-asks.ts); any other worker ignores it.
+ * the run's completion goes to the server, or that it is failing. The API process's own ask worker
+ * uses them to answer the request without asking the server for the run's result
+ * (api/answered-asks.ts); any other worker ignores them.
  */
 export interface AskSinks extends Sinks {
-  asks: { answered(result: AskWorkflowResult): void };
+  asks: {
+    answered(result: AskWorkflowResult): void;
+    /** The run is failing; the server reports how. */
+    failed(): void;
+  };
 }
 
 const { asks } = proxySinks<AskSinks>();
@@ -117,14 +121,26 @@ async function orFallback<R>(
   }
 }
 
+/** One ask; the worker running it hears how it ends (AskSinks). */
 export async function askWorkflow(input: AskWorkflowInput): Promise<AskWorkflowResult> {
+  try {
+    const result = await ask(input);
+    asks.answered(result);
+    return result;
+  } catch (err) {
+    asks.failed();
+    throw err;
+  }
+}
+
+async function ask(input: AskWorkflowInput): Promise<AskWorkflowResult> {
   const { question: q } = input;
   const history = q.followUp ? await steps.readSessionTurns({ tenant: q.tenant, chatId: q.chatId }) : undefined;
   const turns = history?.value ?? [];
   if (input.engine === 'local') {
     // The local engine: retrieval, the extract and storing as one step (domain/ask/answer.ts, answerLocally).
     const local = await steps.answerLocally({ question: q, history: turns });
-    return answered({ ...local.value, timings: { ...local.value.timings, history: history?.ms } });
+    return { ...local.value, timings: { ...local.value.timings, history: history?.ms } };
   }
   const fallback: { reason?: string } = {};
   const standalone =
@@ -174,11 +190,5 @@ export async function askWorkflow(input: AskWorkflowInput): Promise<AskWorkflowR
     [composedByModel ? 'model' : 'compose']: composed.ms,
     store: stored.ms,
   };
-  return answered({ ...result, timings });
-}
-
-/** The ask's result, handed to the worker running it as the run ends (AskSinks). */
-function answered(result: AskWorkflowResult): AskWorkflowResult {
-  asks.answered(result);
-  return result;
+  return { ...result, timings };
 }

@@ -31,9 +31,18 @@ export function feedbackRating(details: string): number {
 }
 
 /**
- * Runs an ask and returns its answer as soon as one of two things happens: this process's ask
- * worker hands it over as the run ends (api/answered-asks.ts), or the server reports the run's
- * result, which is also where its failures (408, 503, 504) come from.
+ * How long the route waits to hear from this process's worker about a run it holds before it asks
+ * the server too: with a chat model, a run's later tasks may go to another worker, whose sinks this
+ * process does not hear.
+ */
+export const UNHEARD_MS = 2000;
+
+/**
+ * Runs an ask and returns its answer. A run started eagerly is in this process's ask worker, which
+ * says how it ends (api/answered-asks.ts): its answer, or that it is failing, and only then (or
+ * when nothing was heard within UNHEARD_MS or by the deadline) is the server asked for the result,
+ * which is where failures (408, 503, 504) come from. A run the server dispatched answers through
+ * the server, or through this process if its worker took it after all.
  */
 async function answeredFirst(
   deps: RouterDeps,
@@ -43,13 +52,28 @@ async function answeredFirst(
   const inProcess = deps.answered?.wait(workflowId);
   try {
     const handle = await deps.runner.start(start);
+    if (!inProcess) return await deps.runner.result(handle, start.deadline, start.operation);
+    if (handle.eagerlyStarted) {
+      const heard = await within(inProcess, Math.min(UNHEARD_MS, start.deadline - Date.now()));
+      if (heard.value) return heard.value;
+    }
     const fromServer = deps.runner.result(handle, start.deadline, start.operation);
-    if (!inProcess) return await fromServer;
-    // The server's report comes a moment later, or its failure; nobody waits for it any more then.
+    // When this process answers first, the server's report (or its failure) comes a moment later to nobody.
     fromServer.catch(() => undefined);
-    return await Promise.race([fromServer, inProcess]);
+    return await Promise.race([fromServer, inProcess.then((outcome) => outcome ?? fromServer)]);
   } finally {
     deps.answered?.forget(workflowId);
+  }
+}
+
+/** What `promise` settles to within `ms`, or nothing when the time is up first. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<{ value?: T }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<{ value?: T }>((resolve) => (timer = setTimeout(() => resolve({}), Math.max(0, ms))));
+  try {
+    return await Promise.race([promise.then((value) => ({ value })), timeUp]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -94,6 +118,8 @@ export const assistantRoutes: RouteModule = (router, deps) => {
         fallback: deps.chatFallback,
       },
     };
+    // A question that is not a follow-up is searched for as it is: its embedding can begin now.
+    if (chatHeader === undefined) deps.prefetchQuery?.({ tenant, text: start.input.question.question });
     const result = await answeredFirst(deps, start);
     if (result.fallback) markFallback(ctx, result.fallback.reason);
     const total = performance.now() - started;

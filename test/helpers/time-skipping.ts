@@ -13,7 +13,7 @@ import { WorkflowContinuedAsNewError, WorkflowNotFoundError } from '@temporalio/
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import type { Activities } from '../../activities';
-import { askSinks } from '../../worker/ask-worker';
+import { askSinks, type AskWorkerOptions } from '../../worker/ask-worker';
 import { installRuntime } from '../../scripts/stack/in-process';
 import { gradingTaskQueue, ingestionTaskQueue } from '../../workflows/constants';
 
@@ -107,6 +107,8 @@ export interface TestWorkerOptions {
    * later test, whose timers would then take their real time.
    */
   isolated?: boolean;
+  /** Hears how each ask the workers run ends, through its sinks (worker/ask-worker.ts). */
+  onAskEnded?: AskWorkerOptions['onEnded'];
 }
 
 /**
@@ -116,24 +118,26 @@ export interface TestWorkerOptions {
  * small implementations of the same signatures where they would need Weaviate.
  */
 export async function withTestWorkers<T>(o: TestWorkerOptions, test: (w: TestWorkers) => Promise<T>): Promise<T> {
-  if (!o.isolated) return runWorkers({ env: await timeSkippingEnv(), activities: o.activities }, test);
+  if (!o.isolated) return runWorkers({ ...o, env: await timeSkippingEnv() }, test);
   const env = await startEnvironment();
   try {
-    return await runWorkers({ env, activities: o.activities }, test);
+    return await runWorkers({ ...o, env }, test);
   } finally {
     await env.teardown();
   }
 }
 
 async function runWorkers<T>(
-  o: { env: TestWorkflowEnvironment; activities: Partial<Activities> },
+  o: TestWorkerOptions & { env: TestWorkflowEnvironment },
   test: (w: TestWorkers) => Promise<T>,
 ): Promise<T> {
   const { env } = o;
   const workflowBundleCode = await workflowBundle();
   const taskQueue = `wf-test-${randomBytes(5).toString('hex')}`;
   const base = { connection: env.nativeConnection, namespace: env.namespace ?? 'default', activities: o.activities };
-  const workers = [await Worker.create({ ...base, taskQueue, workflowBundle: workflowBundleCode, sinks: askSinks() })];
+  const workers = [
+    await Worker.create({ ...base, taskQueue, workflowBundle: workflowBundleCode, sinks: askSinks(o.onAskEnded) }),
+  ];
   if (Object.keys(o.activities).length > 0) {
     workers.push(await Worker.create({ ...base, taskQueue: ingestionTaskQueue(taskQueue) }));
     workers.push(await Worker.create({ ...base, taskQueue: gradingTaskQueue(taskQueue) }));

@@ -137,46 +137,57 @@ describe('askWorkflow (time-skipping)', () => {
   it('retrieves, composes and stores a first question with the local engine as one local activity, and returns the answer', async () => {
     const calls: string[] = [];
     const stored: unknown[] = [];
-    await withTestWorkers({ activities: recordingSteps(calls, stored) }, async ({ env, client, taskQueue }) => {
-      const q = question();
-      const workflowId = `ask:t1:${q.answerId}`;
-      const result = await client.workflow.execute(askWorkflow, {
-        taskQueue,
-        workflowId,
-        args: [await input(env, { question: q })],
-      });
-      assert.deepEqual(calls, ['answerLocally']);
-      assert.equal(result.answerId, q.answerId);
-      assert.equal(result.answer.used[0].url, source.url);
-      assert.deepEqual(stored, [
-        {
-          question: q,
-          answer: {
-            answerId: q.answerId,
-            chatId: 'c1',
-            standalone: q.question,
-            language: 'en',
-            engine: 'local',
-            intentTag: null,
-            answer: composed,
+    const ended: unknown[] = [];
+    const onAskEnded = (workflowId: string, result: unknown) => ended.push({ workflowId, result });
+    await withTestWorkers(
+      { activities: recordingSteps(calls, stored), onAskEnded },
+      async ({ env, client, taskQueue }) => {
+        const q = question();
+        const workflowId = `ask:t1:${q.answerId}`;
+        const result = await client.workflow.execute(askWorkflow, {
+          taskQueue,
+          workflowId,
+          args: [await input(env, { question: q })],
+        });
+        // The same answer as the result (which, converted to JSON on the way, has no undefined timings).
+        assert.deepEqual(
+          JSON.parse(JSON.stringify(ended)),
+          [{ workflowId, result }],
+          'the worker running it heard the answer',
+        );
+        assert.deepEqual(calls, ['answerLocally']);
+        assert.equal(result.answerId, q.answerId);
+        assert.equal(result.answer.used[0].url, source.url);
+        assert.deepEqual(stored, [
+          {
+            question: q,
+            answer: {
+              answerId: q.answerId,
+              chatId: 'c1',
+              standalone: q.question,
+              language: 'en',
+              engine: 'local',
+              intentTag: null,
+              answer: composed,
+            },
+            history: [],
           },
-          history: [],
-        },
-      ]);
-      assert.deepEqual(result.timings, { embed: 1, retrieve: 2, compose: 1, store: 1 });
-      const events = await historyOf({ env, workflowId });
-      assert.equal(events.filter((e) => e.markerRecordedEventAttributes).length, 1, 'one marker, the local activity');
-      assert.equal(
-        events.filter((e) => e.activityTaskScheduledEventAttributes).length,
-        0,
-        'no activity task goes through the server',
-      );
-      assert.equal(
-        events.length,
-        6,
-        'started, a workflow task scheduled, started and completed, the marker, completed',
-      );
-    });
+        ]);
+        assert.deepEqual(result.timings, { embed: 1, retrieve: 2, compose: 1, store: 1 });
+        const events = await historyOf({ env, workflowId });
+        assert.equal(events.filter((e) => e.markerRecordedEventAttributes).length, 1, 'one marker, the local activity');
+        assert.equal(
+          events.filter((e) => e.activityTaskScheduledEventAttributes).length,
+          0,
+          'no activity task goes through the server',
+        );
+        assert.equal(
+          events.length,
+          6,
+          'started, a workflow task scheduled, started and completed, the marker, completed',
+        );
+      },
+    );
   });
 
   it("gives the local engine a follow-up's session turns, read first", async () => {
@@ -258,20 +269,27 @@ describe('askWorkflow (time-skipping)', () => {
       new Promise((_, reject) =>
         Context.current().cancellationSignal.addEventListener('abort', () => reject(new Error('cancelled'))),
       );
-    await withTestWorkers({ activities: recordingSteps([], [], stalled) }, async ({ env, client, taskQueue }) => {
-      const q = question();
-      const run = client.workflow.execute(askWorkflow, {
-        taskQueue,
-        workflowId: `ask:t1:${q.answerId}`,
-        args: [await input(env, { question: q, engine: 'openai' })],
-      });
-      await assert.rejects(run, (err: unknown) => {
-        assert.ok(err instanceof WorkflowFailedError);
-        assert.ok(err.cause instanceof ActivityFailure);
-        assert.ok(err.cause.cause instanceof TimeoutFailure);
-        return true;
-      });
-    });
+    const ended: unknown[] = [];
+    const onAskEnded = (workflowId: string, result: unknown) => ended.push({ workflowId, result });
+    await withTestWorkers(
+      { activities: recordingSteps([], [], stalled), onAskEnded },
+      async ({ env, client, taskQueue }) => {
+        const q = question();
+        const workflowId = `ask:t1:${q.answerId}`;
+        const run = client.workflow.execute(askWorkflow, {
+          taskQueue,
+          workflowId,
+          args: [await input(env, { question: q, engine: 'openai' })],
+        });
+        await assert.rejects(run, (err: unknown) => {
+          assert.ok(err instanceof WorkflowFailedError);
+          assert.ok(err.cause instanceof ActivityFailure);
+          assert.ok(err.cause.cause instanceof TimeoutFailure);
+          return true;
+        });
+        assert.deepEqual(ended, [{ workflowId, result: undefined }], 'the worker running it heard that it failed');
+      },
+    );
   });
 
   it('composes with the local engine when the model fails for good and CHAT_FALLBACK=local, recording why', async () => {
