@@ -5,6 +5,7 @@ import type { TokenMeter } from '../domain/models/token-meter';
 import Koa from 'koa';
 import type { UseCaseStore } from '../domain/evaluation/use-cases';
 import type { ChatGateway } from '../domain/models/chat';
+import type { SharingEmbedder } from '../domain/models/embeddings';
 import type { KeyVerifier } from './middlewares/auth';
 import { jsonBody } from './middlewares/body';
 import { errorHandler } from './middlewares/error-handler';
@@ -53,6 +54,11 @@ export interface AppDeps {
   runner: WorkflowRunner;
   /** Answers of asks this process's ask worker ran, as they end (answered-asks.ts); without it asks wait for the server. */
   answered?: AnsweredAsks;
+  /**
+   * Begins embedding an ask's question as its execution starts, for the retrieval step that this
+   * process's ask worker runs (domain/models/embeddings.ts, withSharedQueries).
+   */
+  prefetchQuery?: SharingEmbedder['prefetch'];
   /** The chat model, or the built-in local engine; `chatTimeoutMs` bounds one model call. */
   chat: ChatGateway;
   chatTimeoutMs: number;
@@ -91,6 +97,7 @@ export function createApp(deps: AppDeps): Koa {
   const router = createRouter({
     runner: deps.runner,
     answered: deps.answered,
+    prefetchQuery: deps.prefetchQuery,
     reads: deps.reads,
     chat: deps.chat,
     chatTimeoutMs: deps.chatTimeoutMs,

@@ -292,3 +292,48 @@ export function withVectorCache(embedder: Embedder, o: { maxEntries: number }): 
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/** An embedder that can begin a query's embedding before the call that needs it (withSharedQueries). */
+export interface SharingEmbedder extends Embedder {
+  /** Begins embedding `text` as a query of `tenant`, for a call expected shortly; failures are that call's. */
+  prefetch(o: { tenant: string; text: string }): void;
+}
+
+/**
+ * An embedder whose prefetched queries are shared: a one-text query call for a tenant and text that
+ * `prefetch` began, while the embedding is on its way or within `keepMs` of it, waits for that
+ * embedding instead of making its own call. The API process begins an ask's question as it starts
+ * the ask's execution, so the retrieval step that its own ask worker runs a moment later finds the
+ * embedding under way, instead of beginning it only once Temporal has started the run and handed
+ * over its first task. A prefetch that fails is forgotten, so the step's next attempt embeds anew.
+ */
+export function withSharedQueries(embedder: Embedder, o: { keepMs: number; maxEntries: number }): SharingEmbedder {
+  const begun = new LRUCache<string, Promise<number[][]>>({ max: o.maxEntries, ttl: o.keepMs });
+  const keyOf = (tenant: string, text: string) => `${tenant}\0${text}`;
+  return {
+    model: embedder.model,
+    prefetch({ tenant, text }) {
+      const key = keyOf(tenant, text);
+      if (begun.has(key)) return;
+      const vectors = embedder.embed({ texts: [text], inputType: 'query', tenant });
+      begun.set(key, vectors);
+      vectors.catch(() => begun.peek(key) === vectors && begun.delete(key));
+    },
+    embed(args) {
+      const shared =
+        args.inputType === 'query' && args.texts.length === 1 && begun.get(keyOf(args.tenant ?? '', args.texts[0]));
+      return shared ? untilAborted(shared, args.signal) : embedder.embed(args);
+    },
+  };
+}
+
+/** `promise`, or the abort of `signal` if that comes first. */
+function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}

