@@ -14,6 +14,7 @@ import { ChatIdAttr, OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
 import type { AuthState } from '../middlewares/auth';
 import { presentAnswer } from '../presenters/ask';
+import { within } from '../readiness';
 import { operation } from '../schemas/operations';
 import { guard } from './guard';
 import { productList } from './search';
@@ -35,7 +36,7 @@ export function feedbackRating(details: string): number {
  * the server too: with a chat model, a run's later tasks may go to another worker, whose sinks this
  * process does not hear.
  */
-export const UNHEARD_MS = 2000;
+const UNHEARD_MS = 2000;
 
 /**
  * Runs an ask and returns its answer. A run started eagerly is in this process's ask worker, which
@@ -54,8 +55,8 @@ async function answeredFirst(
     const handle = await deps.runner.start(start);
     if (!inProcess) return await deps.runner.result(handle, start.deadline, start.operation);
     if (handle.eagerlyStarted) {
-      const heard = await within(inProcess, Math.min(UNHEARD_MS, start.deadline - Date.now()));
-      if (heard.value) return heard.value;
+      const heard = await within(Math.min(UNHEARD_MS, start.deadline - Date.now()), inProcess).catch(() => undefined);
+      if (heard) return heard;
     }
     const fromServer = deps.runner.result(handle, start.deadline, start.operation);
     // When this process answers first, the server's report (or its failure) comes a moment later to nobody.
@@ -63,17 +64,6 @@ async function answeredFirst(
     return await Promise.race([fromServer, inProcess.then((outcome) => outcome ?? fromServer)]);
   } finally {
     deps.answered?.forget(workflowId);
-  }
-}
-
-/** What `promise` settles to within `ms`, or nothing when the time is up first. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<{ value?: T }> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeUp = new Promise<{ value?: T }>((resolve) => (timer = setTimeout(() => resolve({}), Math.max(0, ms))));
-  try {
-    return await Promise.race([promise.then((value) => ({ value })), timeUp]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
