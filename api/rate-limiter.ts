@@ -52,7 +52,7 @@ export class SharedWindowCounter {
 
   constructor(private readonly o: RateLimiterOptions) {
     if (o.store) {
-      this.timer = setInterval(() => void this.sync(), o.syncMs ?? 500);
+      this.timer = setInterval(() => void this.sync(), o.syncMs ?? 2000);
       this.timer.unref();
     }
   }

@@ -61,7 +61,7 @@ export async function startServer(
   const rateCounter = new SharedWindowCounter({
     windowMs: 60_000,
     store: new WeaviateRateCounts(weaviate),
-    syncMs: positiveEnv(env, 'RATE_LIMIT_SYNC_MS', 500),
+    syncMs: positiveEnv(env, 'RATE_LIMIT_SYNC_MS', 2000),
     maxUnsynced: rateLimitMaxUnsynced(env),
     logger,
   });
