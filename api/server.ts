@@ -84,6 +84,7 @@ export async function startServer(
   });
   // Asks run here, in this process's ask worker, with the same clients as the reads (worker/ask-worker.ts).
   const answered = new AnsweredAsks();
+  const eagerAsks = env.ASK_EAGER_START !== 'false';
   const askWorker = await startAskWorker({
     connection: askConnection,
     namespace: config.temporal.namespace,
@@ -110,12 +111,11 @@ export async function startServer(
     runner: new WorkflowRunner(
       temporal,
       config.temporal.taskQueue,
-      env.ASK_EAGER_START === 'false'
-        ? undefined
-        : new Client({ connection: askConnection, namespace: config.temporal.namespace }),
+      eagerAsks ? new Client({ connection: askConnection, namespace: config.temporal.namespace }) : undefined,
     ),
     answered,
-    prefetchQuery: (q) => embedder.prefetch(q),
+    // Only a run started eagerly is sure to run here, where the prefetched embedding is.
+    prefetchQuery: eagerAsks ? (q) => embedder.prefetch(q) : undefined,
     chat,
     chatTimeoutMs: config.chat?.timeoutMs ?? 30_000,
     chatFallback: config.chat?.fallback,
