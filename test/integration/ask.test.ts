@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'mocha';
+import { startServer } from '../../api/server';
 import { sessionTurns } from '../../domain/ask/answer';
 import { connectWeaviate } from '../../domain/weaviate/client';
 import { loadServicesConfig } from '../../domain/config';
@@ -268,6 +270,36 @@ describe('POST /v1/assistant/ask (local engine)', () => {
     const res = await ask(key, { query: 'How do I reset my password?' }, { 'Request-Timeout': '0.001' });
     assert.equal(res.status, 408);
     assert.equal(res.body.status, 'REQUEST_TIMEOUT');
+  });
+
+  it('answers through the server when asks are not started eagerly (ASK_EAGER_START=false)', async () => {
+    const h = await getHarness();
+    const instance = await startServer({
+      ...process.env,
+      TASK_QUEUE: h.taskQueue,
+      API_PORT: '0',
+      LOG_LEVEL: 'silent',
+      ASK_EAGER_START: 'false',
+    });
+    try {
+      const url = `http://127.0.0.1:${(instance.server.address() as AddressInfo).port}/v1/assistant/ask`;
+      const send = (body: unknown, headers: Record<string, string> = {}) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
+      const first = await send({ query: 'How do I reset my password?' });
+      const body = await first.json();
+      assert.equal(first.status, 200, JSON.stringify(body));
+      assert.equal(body.links[0].url, reset.url);
+      const chat = first.headers.get('chat-identifier')!;
+      const next = await send({ query: 'How long is it valid?' }, { 'Chat-Identifier': chat });
+      assert.equal(next.status, 200);
+      assert.equal((await next.json()).links[0]?.url, reset.url);
+    } finally {
+      await instance.close();
+    }
   });
 
   describe('POST /v1/feedback', () => {
