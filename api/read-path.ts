@@ -14,6 +14,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WeaviateClient } from 'weaviate-client';
+import { raceAbort } from '../domain/abort';
 import { toFailure } from '../domain/failures';
 import type { Embedder } from '../domain/models/embeddings';
 import type { Operation } from '../workflows/constants';
@@ -72,16 +73,6 @@ export interface ReadRequest<R> {
 export interface ReadTiming {
   attempts: number;
   ms: number;
-}
-
-/** Rejects with `signal`'s reason when it aborts first; the attempt itself may go on unheard. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 const retryable = (failure: unknown): failure is ApplicationFailure =>

@@ -23,6 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { raceAbort } from '../abort';
 import OpenAI from 'openai';
 import type { ServicesConfig } from '../config';
 import { Batcher, EmbeddingScheduler } from './embedding-scheduler';
@@ -322,18 +323,8 @@ export function withSharedQueries(embedder: Embedder, o: { keepMs: number; maxEn
     embed(args) {
       const shared =
         args.inputType === 'query' && args.texts.length === 1 && begun.get(keyOf(args.tenant ?? '', args.texts[0]));
-      return shared ? untilAborted(shared, args.signal) : embedder.embed(args);
+      if (!shared) return embedder.embed(args);
+      return args.signal ? raceAbort(shared, args.signal) : shared;
     },
   };
-}
-
-/** `promise`, or the abort of `signal` if that comes first. */
-function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }
