@@ -17,28 +17,12 @@ import { createChatGateway } from '../../domain/models/chat';
 import { createApp } from '../../api/app';
 import { listen } from '../../api/http-server';
 import { cachedVerifier } from '../../api/middlewares/auth';
-import { startServer } from '../../api/server';
 import { ReadRunner } from '../../api/read-path';
 import { WorkflowRunner } from '../../api/workflow-runner';
-import { createKey, getHarness } from '../helpers/harness';
+import { apiInstance, createKey, getHarness, type ApiInstance } from '../helpers/harness';
 import { awayFromWindowEnd } from '../helpers/rate-window';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-type Instance = Awaited<ReturnType<typeof startServer>> & { url: string };
-
-async function apiInstance(env: Record<string, string>): Promise<Instance> {
-  const h = await getHarness();
-  const started = await startServer({
-    ...process.env,
-    TASK_QUEUE: h.taskQueue,
-    API_PORT: '0',
-    LOG_LEVEL: 'silent',
-    KEY_CACHE_TTL_MS: '300',
-    ...env,
-  });
-  return { ...started, url: `http://127.0.0.1:${(started.server.address() as AddressInfo).port}` };
-}
 
 /** A request that passes authentication and the rate limit, then fails validation (cheap: no workflow). */
 const invalidSearch = (url: string, key: string, headers: Record<string, string> = {}) =>
@@ -49,7 +33,7 @@ const invalidSearch = (url: string, key: string, headers: Record<string, string>
   });
 
 describe('limits across API instances', () => {
-  const instances: Instance[] = [];
+  const instances: ApiInstance[] = [];
   after(async () => {
     for (const instance of instances) await instance.close();
   });

@@ -5,6 +5,8 @@
  * Tests use fresh tenants, so they never see each other's data.
  */
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { startServer } from '../../api/server';
 import { SCOPES } from '../../api/scopes';
 import { InProcessApp, startInProcess } from '../../scripts/stack/in-process';
 
@@ -77,4 +79,20 @@ export async function api<T = any>(
     /* not JSON: keep the text so the assertion shows it */
   }
   return { status: res.status, body, headers: res.headers };
+}
+
+export type ApiInstance = Awaited<ReturnType<typeof startServer>> & { url: string };
+
+/** Another API process's worth in this one, on the harness's task queue and services, with `env` on top. */
+export async function apiInstance(env: Record<string, string> = {}): Promise<ApiInstance> {
+  const h = await getHarness();
+  const started = await startServer({
+    ...process.env,
+    TASK_QUEUE: h.taskQueue,
+    API_PORT: '0',
+    LOG_LEVEL: 'silent',
+    KEY_CACHE_TTL_MS: '300',
+    ...env,
+  });
+  return { ...started, url: `http://127.0.0.1:${(started.server.address() as AddressInfo).port}` };
 }

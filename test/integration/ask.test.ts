@@ -1,7 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'mocha';
-import { startServer } from '../../api/server';
 import { sessionTurns } from '../../domain/ask/answer';
 import { connectWeaviate } from '../../domain/weaviate/client';
 import { loadServicesConfig } from '../../domain/config';
@@ -11,7 +9,7 @@ import { retrieveAskSources } from '../../domain/weaviate/ask-retrieve';
 import { ChatIdAttr, OperationAttr, TenantId } from '../../workflows/constants';
 import type { ChatServer } from '../helpers/chat-server';
 import { article, incident, supportCase } from '../helpers/factories';
-import { api, createKey, getHarness } from '../helpers/harness';
+import { api, apiInstance, createKey, getHarness } from '../helpers/harness';
 import { startModelApp, type ModelApp } from '../helpers/model-app';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -273,16 +271,9 @@ describe('POST /v1/assistant/ask (local engine)', () => {
   });
 
   it('answers through the server when asks are not started eagerly (ASK_EAGER_START=false)', async () => {
-    const h = await getHarness();
-    const instance = await startServer({
-      ...process.env,
-      TASK_QUEUE: h.taskQueue,
-      API_PORT: '0',
-      LOG_LEVEL: 'silent',
-      ASK_EAGER_START: 'false',
-    });
+    const instance = await apiInstance({ ASK_EAGER_START: 'false' });
     try {
-      const url = `http://127.0.0.1:${(instance.server.address() as AddressInfo).port}/v1/assistant/ask`;
+      const url = `${instance.url}/v1/assistant/ask`;
       const send = (body: unknown, headers: Record<string, string> = {}) =>
         fetch(url, {
           method: 'POST',
