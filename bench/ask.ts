@@ -335,7 +335,7 @@ async function latency(app: InProcessApp, o: Options) {
       for (const mode of MODES) {
         const s = (stats[`${mode}_${level.label}`] = pooledStats(rounds[mode]));
         console.log(
-          `[ask] ${mode} ${level.label}: p50 ${s.p50_ms} ms, p95 ${s.p95_ms} ms, ${s.per_s}/s (${s.ok}/${s.requests} ok)`,
+          `[ask] ${mode} ${level.label}: p50 ${s.p50_ms} ms, p95 ${s.p95_ms} ms, ${s.per_s}/s, steady ${s.steady_per_s}/s (${s.ok}/${s.requests} ok)`,
         );
         const ok = rounds[mode].flatMap((x) => x.samples).filter((x) => x.status === 200);
         breakdown[`${mode}_${level.label}`] = {
@@ -368,7 +368,8 @@ async function latency(app: InProcessApp, o: Options) {
       calls_per_mode: { c1: o.c1Requests, [high]: o.highRequests },
       rounds: o.rounds,
       warmup_per_mode: o.warmup,
-      throughput: 'answers (status 200) per second of the rounds summed wall time (closed loop)',
+      throughput:
+        "answers (status 200) per second of the rounds' summed wall time (closed loop); steady: per second of the rounds' parts with every lane busy (bench/lib/latency-run.ts)",
     },
     api_c1: stats.api_c1,
     [`api_${high}`]: stats[`api_${high}`],
@@ -376,6 +377,10 @@ async function latency(app: InProcessApp, o: Options) {
     [`direct_${high}`]: stats[`direct_${high}`],
     api_over_direct_p50_c1: ratio(stats.api_c1.p50_ms, stats.direct_c1.p50_ms),
     [`api_over_direct_throughput_${high}`]: ratio(stats[`api_${high}`].per_s, stats[`direct_${high}`].per_s),
+    [`api_over_direct_steady_throughput_${high}`]: ratio(
+      stats[`api_${high}`].steady_per_s ?? Number.NaN,
+      stats[`direct_${high}`].steady_per_s ?? Number.NaN,
+    ),
     [`api_over_direct_p50_${high}`]: ratio(stats[`api_${high}`].p50_ms, stats[`direct_${high}`].p50_ms),
     same_answer_direct_and_api: `${same}/${checked.length}`,
     history_of_one_ask: history,
@@ -463,7 +468,12 @@ async function main(): Promise<void> {
       16,
     )
     .option('--c1-requests <n>', 'latency: calls per mode at concurrency 1, over all rounds', positiveInt, 90)
-    .option('--high-requests <n>', 'latency: calls per mode at the high concurrency, over all rounds', positiveInt, 240)
+    .option(
+      '--high-requests <n>',
+      'latency: calls per mode at the high concurrency, over all rounds (enough that the drain at the end of each round weighs little)',
+      positiveInt,
+      960,
+    )
     .option('--rounds <n>', 'latency: interleaved rounds per concurrency level', positiveInt, 3)
     .option('--warmup <n>', 'latency: warm-up calls per mode (twice as many at the high concurrency)', positiveInt, 10)
     .option('--max-round-seconds <n>', 'latency: a round stops sending after this long', positiveInt, 90)

@@ -4,7 +4,7 @@ import { describe, it } from 'mocha';
 import { articlesUpload } from '../../domain/contracts/article';
 import { checkUploadItems } from '../../domain/contracts/upload';
 import { shuffledQueries, stackFaqArticle } from '../../bench/lib/latency-corpus';
-import { pooledStats, ratio } from '../../bench/lib/latency-run';
+import { pooledStats, ratio, runRound } from '../../bench/lib/latency-run';
 import { averageServerTiming, parseServerTiming } from '../../bench/lib/server-timing';
 import { spread, summarizePhases, workflowPhases } from '../../bench/lib/workflow-breakdown';
 
@@ -102,6 +102,30 @@ describe('bench: latency pooling and corpus', () => {
     assert.deepEqual(s.errors, { 503: 1 });
     assert.equal(ratio(3, 2), 1.5);
     assert.equal(ratio(Number.NaN, 2), null);
+    assert.equal(s.steady_per_s, null);
+  });
+
+  it('pools the steady parts of rounds apart from their wall time', () => {
+    const s = pooledStats([
+      { samples: [{ ms: 10, status: 200 }], seconds: 4, steady: { seconds: 2, ok: 6 } },
+      { samples: [{ ms: 10, status: 200 }], seconds: 4, steady: { seconds: 1, ok: 3 } },
+      { samples: [{ ms: 10, status: 200 }], seconds: 1 },
+    ]);
+    assert.equal(s.per_s, 0.33);
+    assert.equal(s.steady_per_s, 3);
+  });
+
+  it('has a steady part only when calls are sent after every lane has had an answer', async () => {
+    const answer = () => new Promise<{ status: number }>((resolve) => setImmediate(() => resolve({ status: 200 })));
+    const short = await runRound(2, 2, 10_000, answer);
+    assert.equal(short.samples.length, 2);
+    assert.equal(short.steady, undefined);
+    const long = await runRound(20, 2, 10_000, answer);
+    assert.equal(long.samples.length, 20);
+    assert.ok(long.steady, 'a round of 20 calls over 2 lanes has a steady part');
+    // Neither the lanes' first answers nor those of the last calls in flight are in it.
+    assert.ok(long.steady.ok > 0 && long.steady.ok <= 20 - 2);
+    assert.ok(long.steady.seconds <= long.seconds);
   });
 
   it('builds valid articles from threads and a fixed query order', () => {
