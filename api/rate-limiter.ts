@@ -25,6 +25,9 @@ export interface WindowCount {
   retryAfterSeconds: number;
 }
 
+/** How often an instance publishes its counts and reads the others' unless told (RATE_LIMIT_SYNC_MS). */
+export const DEFAULT_SYNC_MS = 2000;
+
 export interface RateLimiterOptions {
   windowMs: number;
   /** Where the instances share their counts; without one the limit is per instance. */
@@ -52,7 +55,7 @@ export class SharedWindowCounter {
 
   constructor(private readonly o: RateLimiterOptions) {
     if (o.store) {
-      this.timer = setInterval(() => void this.sync(), o.syncMs ?? 2000);
+      this.timer = setInterval(() => void this.sync(), o.syncMs ?? DEFAULT_SYNC_MS);
       this.timer.unref();
     }
   }

@@ -25,7 +25,7 @@ import { logger } from './logger';
 import { cachedVerifier, failFastVerifier } from './middlewares/auth';
 import { DependencyHealth } from './dependency-health';
 import { ensureRetentionSchedule } from './eval-batches';
-import { SharedWindowCounter } from './rate-limiter';
+import { DEFAULT_SYNC_MS, SharedWindowCounter } from './rate-limiter';
 import { ReadLog } from './read-log';
 import { ReadRunner } from './read-path';
 import { createReadiness, dependencyProbes } from './readiness';
@@ -61,7 +61,7 @@ export async function startServer(
   const rateCounter = new SharedWindowCounter({
     windowMs: 60_000,
     store: new WeaviateRateCounts(weaviate),
-    syncMs: positiveEnv(env, 'RATE_LIMIT_SYNC_MS', 2000),
+    syncMs: positiveEnv(env, 'RATE_LIMIT_SYNC_MS', DEFAULT_SYNC_MS),
     maxUnsynced: rateLimitMaxUnsynced(env),
     logger,
   });
