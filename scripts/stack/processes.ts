@@ -9,6 +9,20 @@ import { Service, ServiceSpec, spawnService } from './services';
 
 const root = path.resolve(__dirname, '..', '..');
 
+export const DEFAULT_NODE_SERVICE_FLAGS = '--single-threaded-gc';
+
+/**
+ * Node's flags for our processes: V8 collects garbage on the process's own thread
+ * (`--single-threaded-gc`) instead of with helper threads. On a host whose few cores the services
+ * keep busy, the helpers contend with the other processes for the same cores: at concurrency 16
+ * the API process spent about 2 ms less CPU per ask this way (about 8 %), and bench:ask's
+ * in-process baseline about 0.8 ms (docs/benchmarks.md, "Ask"). On a host with cores to spare,
+ * `NODE_SERVICE_FLAGS=""` gives V8's defaults back; docker-compose.yml runs the same flags.
+ */
+export function nodeServiceFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.NODE_SERVICE_FLAGS ?? DEFAULT_NODE_SERVICE_FLAGS).split(/\s+/).filter(Boolean);
+}
+
 /** One of our entry points (`worker/main.ts`, `api/server.ts`) as a service, with its health check and port when it has them. */
 export function nodeSpec(o: {
   name: string;
@@ -22,7 +36,7 @@ export function nodeSpec(o: {
   return {
     name: o.name,
     cmd: process.execPath,
-    args: ['-r', 'ts-node/register/transpile-only', path.join(root, o.entry)],
+    args: [...nodeServiceFlags(), '-r', 'ts-node/register/transpile-only', path.join(root, o.entry)],
     cwd: root,
     env: o.env,
     logDir: o.logDir,

@@ -32,6 +32,7 @@ import {
   SQLITE_PRAGMAS,
   weaviateEnv,
 } from '../../scripts/stack/services';
+import { nodeServiceFlags } from '../../scripts/stack/processes';
 import { CHAT_MODEL_DEFAULTS, QUERY_SERVER_THREADS } from '../../scripts/stack/stack';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -272,6 +273,18 @@ describe('docker-compose.yml', () => {
     const published = (service('weaviate').ports ?? []).map((p) => p.split(':').pop());
     for (const name of ['CLUSTER_GOSSIP_BIND_PORT', 'CLUSTER_DATA_BIND_PORT', 'RAFT_PORT', 'RAFT_INTERNAL_RPC_PORT']) {
       assert.ok(!published.includes(env[name]!), `${name} is published`);
+    }
+  });
+
+  it("runs every worker and API, of both profiles, with the launcher's node flags", () => {
+    const flags = nodeServiceFlags({});
+    assert.ok(flags.length > 0);
+    const runs = Object.keys(compose.services).filter((name) => /(^|-)(worker|api)(-\d+)?$/.test(name));
+    assert.equal(runs.length, 6, runs.join(', '));
+    for (const name of runs) {
+      const command = commandOf(name).join(' ');
+      const node = command.slice(command.lastIndexOf('node '));
+      assert.ok(node.startsWith(`node ${flags.join(' ')} -r ts-node/register/transpile-only `), `${name}: ${command}`);
     }
   });
 
