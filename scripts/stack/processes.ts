@@ -15,8 +15,8 @@ export const DEFAULT_NODE_SERVICE_FLAGS = '--single-threaded-gc';
  * Node's flags for our processes: V8 collects garbage on the process's own thread
  * (`--single-threaded-gc`) instead of with helper threads. On a host whose few cores the services
  * keep busy, the helpers contend with the other processes for the same cores: at concurrency 16
- * the API process spent about 2 ms less CPU per ask this way (about 8 %), and bench:ask's
- * in-process baseline about 0.8 ms (docs/benchmarks.md, "Ask"). On a host with cores to spare,
+ * the API process spent about 1.5 ms less CPU per ask this way (6 %), and bench:ask's in-process
+ * baseline about 0.8 ms (docs/benchmarks.md, "Ask"). On a host with cores to spare,
  * `NODE_SERVICE_FLAGS=""` gives V8's defaults back; docker-compose.yml runs the same flags.
  */
 export function nodeServiceFlags(env: NodeJS.ProcessEnv = process.env): string[] {
