@@ -63,6 +63,42 @@ function tagOf(line: string): { speaker: string; text: string } | undefined {
   return { speaker, text: m[3].trim() };
 }
 
+/**
+ * What a summary reads of a conversation, so that its cost is bounded whatever the input: its
+ * first `headChars` characters and its last `tailChars` (description and comments, in order; the
+ * subject is short). A conversation within both is read whole. Beyond them, the messages in the
+ * middle are left out, the message where the head ends keeps its start and the one where the tail
+ * begins its end (from a line start, so a transcript's turns stay whole). The ranking reads less
+ * still (local-engine.ts, RANKED); these bounds leave it room for normalisation and for telling a
+ * transcript from its lines.
+ */
+export const READ = { headChars: 200_000, tailChars: 100_000 };
+
+export function boundConversation(c: ConversationText, o: typeof READ = READ): ConversationText {
+  const blocks = [c.description ?? '', ...(c.comments ?? [])];
+  const total = blocks.reduce((a, b) => a + b.length, 0);
+  if (total <= o.headChars + o.tailChars) return c;
+  const head: string[] = [];
+  let first = 0;
+  for (let room = o.headChars; first < blocks.length && room > 0; first++) {
+    head.push(blocks[first].slice(0, room));
+    room -= blocks[first].length;
+  }
+  const tail: string[] = [];
+  for (let last = blocks.length - 1, room = o.tailChars; last >= first && room > 0; last--) {
+    const b = blocks[last];
+    if (b.length <= room) tail.unshift(b);
+    else {
+      const cut = b.length - room;
+      const line = b.indexOf('\n', cut);
+      tail.unshift(line >= 0 ? b.slice(line + 1) : b.slice(cut));
+    }
+    room -= b.length;
+  }
+  const [description, ...comments] = [...head, ...tail];
+  return { subject: c.subject, description, comments };
+}
+
 /** Text exported by some tools spaces out apostrophes: `don ' t`, `I ' Ve`. */
 export const normalizeText = (text: string) =>
   text

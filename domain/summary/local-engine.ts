@@ -15,7 +15,13 @@
  */
 import { contentTokens, sentences, words } from '../ask/sentences';
 import { textLanguage as shownLanguage } from '../text/language';
-import { type Conversation, type ConversationText, parseConversation, type Turn } from './conversation';
+import {
+  boundConversation,
+  type Conversation,
+  type ConversationText,
+  parseConversation,
+  type Turn,
+} from './conversation';
 import { reportedSpeech, trimFillers } from './english';
 import { summaryPhrases } from './i18n';
 
@@ -66,53 +72,118 @@ export interface Unit {
 }
 
 /**
- * What is ranked of a long conversation (TextRank's cost grows with the square of the sentences):
- * its first sentences, where the issue is told, and its last ones, where the outcome is; and of a
- * very long message, its start.
+ * What is ranked of a long conversation, so that a summary's cost is bounded whatever the input
+ * (TextRank compares every pair of sentences): its first sentences, where the issue is told, and
+ * its last ones, where the outcome is, read from at most `headChars` and `tailChars` characters;
+ * of a very long message, its start; of a very long sentence, its first `sentenceChars` characters
+ * (cut at a word, with `…`) and its first `sentenceTokens` content words. A sentence of DialogSum
+ * has at most 342 characters and 48 content words: none of these bounds touches a conversation of
+ * a normal size.
  */
-export const RANKED = { headSentences: 160, tailSentences: 80, turnChars: 20_000 };
+export const RANKED = {
+  headSentences: 160,
+  tailSentences: 80,
+  turnChars: 20_000,
+  headChars: 100_000,
+  tailChars: 50_000,
+  sentenceChars: 1000,
+  sentenceTokens: 100,
+};
 
-/** The sentences of the turns (RANKED of them), fillers trimmed, with their content words. */
+/** `text` cut to at most `max` characters, at its last space when there is one in the second half, with `…`. */
+export function clipSentence(text: string, max = RANKED.sentenceChars): string {
+  if (text.length <= max) return text;
+  const window = text.slice(0, max - 1);
+  const space = window.lastIndexOf(' ');
+  const kept = space > max / 2 ? window.slice(0, space) : window;
+  // Never half a surrogate pair.
+  const last = kept.charCodeAt(kept.length - 1);
+  return `${last >= 0xd800 && last <= 0xdbff ? kept.slice(0, -1) : kept}…`;
+}
+
+/**
+ * The sentences of the turns (RANKED of them), fillers trimmed, with their content words: from the
+ * first turns up to `headSentences` sentences or `headChars` characters, and from the last turns
+ * (those the head did not reach) up to `tailSentences` or `tailChars`.
+ */
 export function units(turns: Turn[]): Unit[] {
-  const of = (t: Turn, turn: number) =>
-    sentences(t.text.slice(0, RANKED.turnChars)).map((s, index) => {
+  const of = (t: Turn, turn: number, chars: number) =>
+    sentences(t.text.slice(0, Math.min(RANKED.turnChars, chars))).map((whole, index) => {
+      const s = clipSentence(whole);
       // A sentence that is all filler stays as it is: the minimum of content words leaves it out.
       const text = t.part === 'subject' ? s : trimFillers(s) || s;
-      return { turn, index, order: 0, text, tokens: contentTokens(text), centrality: 0, score: 0 };
+      const tokens = contentTokens(text).slice(0, RANKED.sentenceTokens);
+      return { turn, index, order: 0, text, tokens, centrality: 0, score: 0 };
     });
+  const read = (t: Turn) => Math.min(RANKED.turnChars, t.text.length);
   const head: Unit[] = [];
   let next = 0;
-  for (; next < turns.length && head.length < RANKED.headSentences; next++)
-    head.push(...of(turns[next], next).slice(0, RANKED.headSentences - head.length));
+  for (let chars = RANKED.headChars; next < turns.length && head.length < RANKED.headSentences && chars > 0; next++) {
+    head.push(...of(turns[next], next, chars).slice(0, RANKED.headSentences - head.length));
+    chars -= read(turns[next]);
+  }
   const tail: Unit[] = [];
-  for (let last = turns.length - 1; last >= next && tail.length < RANKED.tailSentences; last--)
-    tail.unshift(...of(turns[last], last).slice(-(RANKED.tailSentences - tail.length)));
+  for (
+    let last = turns.length - 1, chars = RANKED.tailChars;
+    last >= next && tail.length < RANKED.tailSentences && chars > 0;
+    last--
+  ) {
+    tail.unshift(...of(turns[last], last, chars).slice(-(RANKED.tailSentences - tail.length)));
+    chars -= read(turns[last]);
+  }
   return [...head, ...tail].map((u, order) => ({ ...u, order }));
 }
 
-/** Centrality of each unit: PageRank over the tf-idf cosine graph, scaled so the best is 1. */
+/** A unit's tf-idf vector, unit length: term ids (in the order the sentence first uses them) and their weights. */
+interface SparseVector {
+  index: Int32Array;
+  value: Float64Array;
+}
+
+/**
+ * Centrality of each unit: PageRank over the tf-idf cosine graph, scaled so the best is 1. Terms
+ * are numbered and each vector is spread once into a dense row, so comparing two sentences costs
+ * one array read per term of one of them: at most RANKED's 240 sentences of 1,000 characters.
+ */
 export function textRank(list: Unit[], damping = SUMMARY_EXTRACT.damping): number[] {
   const n = list.length;
   if (n === 0) return [];
-  const df = new Map<string, number>();
-  for (const u of list) for (const t of new Set(u.tokens)) df.set(t, (df.get(t) ?? 0) + 1);
-  const vectors = list.map((u) => {
-    const tf = new Map<string, number>();
-    for (const t of u.tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
-    const v = new Map<string, number>();
-    for (const [t, f] of tf) v.set(t, f * Math.log(1 + n / df.get(t)!));
-    const norm = Math.sqrt([...v.values()].reduce((a, x) => a + x * x, 0)) || 1;
-    for (const [t, x] of v) v.set(t, x / norm);
-    return v;
+  const ids = new Map<string, number>();
+  const df: number[] = [];
+  const counts = list.map((u) => {
+    const tf = new Map<number, number>();
+    for (const t of u.tokens) {
+      let id = ids.get(t);
+      if (id === undefined) {
+        id = df.length;
+        ids.set(t, id);
+        df.push(0);
+      }
+      tf.set(id, (tf.get(id) ?? 0) + 1);
+    }
+    for (const id of tf.keys()) df[id] += 1;
+    return tf;
   });
-  const sim: number[][] = vectors.map((a, i) =>
-    vectors.map((b, j) => {
-      if (i === j) return 0;
+  const vectors: SparseVector[] = counts.map((tf) => {
+    const index = Int32Array.from(tf.keys());
+    const value = Float64Array.from(index, (id) => tf.get(id)! * Math.log(1 + n / df[id]));
+    const norm = Math.sqrt(value.reduce((a, x) => a + x * x, 0)) || 1;
+    return { index, value: value.map((x) => x / norm) };
+  });
+  const sim: Float64Array[] = vectors.map(() => new Float64Array(n));
+  const row = new Float64Array(df.length);
+  for (let j = 0; j < n; j++) {
+    const b = vectors[j];
+    b.index.forEach((id, k) => (row[id] = b.value[k]));
+    for (let i = 0; i < n; i++) {
+      if (i === j) continue;
+      const a = vectors[i];
       let s = 0;
-      for (const [t, x] of a) s += x * (b.get(t) ?? 0);
-      return s;
-    }),
-  );
+      for (let k = 0; k < a.index.length; k++) s += a.value[k] * row[a.index[k]];
+      sim[i][j] = s;
+    }
+    b.index.forEach((id) => (row[id] = 0));
+  }
   const out = sim.map((row) => row.reduce((a, x) => a + x, 0));
   let rank = new Array<number>(n).fill(1 / n);
   for (let iter = 0; iter < 50; iter++) {
@@ -248,7 +319,7 @@ export function summarizeLocal(o: {
   params?: SummaryParams;
 }): SummaryDraft {
   const p = o.params ?? SUMMARY_EXTRACT;
-  const c = parseConversation(o.conversation);
+  const c = parseConversation(boundConversation(o.conversation));
   if (c.turns.length === 0) return { parts: [] };
   const english = textLanguage(c) === 'en';
   const labels = summaryPhrases(o.language);
