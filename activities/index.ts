@@ -4,6 +4,8 @@
 import { Context } from '@temporalio/activity';
 import type { Progress } from '../domain/progress';
 import { activityProgress } from './progress';
+import { runInput } from './workflow-input';
+import type { Article } from '../domain/contracts/article';
 import type { WeaviateClient } from 'weaviate-client';
 import { classified } from '../domain/failures';
 import type { CpuPool } from '../domain/cpu/pool';
@@ -32,6 +34,8 @@ export interface ActivityDeps {
   cpu: CpuPool;
   /** The thread tag models are fitted on: apart from `cpu`, so a training of minutes never takes grading's threads. */
   tagCpu: CpuPool;
+  /** How long one slice of an article upload stores passages (domain/weaviate/ingest.ts, INGEST_SLICE_MS). */
+  ingestSliceMs?: number;
 }
 
 /** Binds an activity body to the shared clients and the current activity's cancellation signal. */
@@ -75,7 +79,12 @@ export function createAskActivities(deps: AskActivityDeps) {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createAskActivities(deps),
-    upsertArticles: bind(deps, ingest.upsertArticles),
+    upsertArticles: bind(deps, (d, input: ingest.ArticleSliceInput) =>
+      ingest.upsertArticles(
+        { ...d, sliceMs: deps.ingestSliceMs, run: runInput((started: { articles: Article[] }) => started.articles) },
+        input,
+      ),
+    ),
     deleteArticles: bind(deps, ingest.deleteArticles),
     upsertCases: bind(deps, ingest.upsertCases),
     upsertIncident: bind(deps, ingest.upsertIncident),

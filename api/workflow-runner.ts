@@ -10,7 +10,7 @@ import {
   type WorkflowHandleWithStartDetails,
 } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import { askTaskQueue, OperationAttr, TenantId, type Operation } from '../workflows/constants';
+import { askTaskQueue, OperationAttr, TenantId, tenantPriority, type Operation } from '../workflows/constants';
 import { requestTimeout, unavailable } from './errors';
 import { deadlinePassed } from './middlewares/deadline';
 import { temporalErrorToApiError } from './temporal-errors';
@@ -80,6 +80,8 @@ export class WorkflowRunner {
           ? WorkflowIdConflictPolicy.USE_EXISTING
           : WorkflowIdConflictPolicy.FAIL,
         memo: o.requestId ? { requestId: o.requestId } : undefined,
+        // The tenant's fair share of the task queues; its activities and child workflows inherit it.
+        priority: tenantPriority(o.tenant),
         typedSearchAttributes: [
           { key: TenantId, value: o.tenant },
           { key: OperationAttr, value: o.operation },

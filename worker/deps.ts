@@ -11,6 +11,7 @@ import { createEmbedder, createEnglishEncoder, withVectorCache } from '../domain
 import { connectWeaviate } from '../domain/weaviate/client';
 import { createCpuPool } from '../domain/cpu/pool';
 import { positiveEnv } from '../domain/config';
+import { INGEST_SLICE_MS } from '../domain/weaviate/ingest';
 
 /** English vectors a worker keeps between tag trainings: a tenant at the training cap (TAG_TRAINING.maxCases), about 80 MB. */
 const ENGLISH_VECTORS_CACHED = 50_000;
@@ -41,6 +42,7 @@ export function createActivityDeps(config: ServicesConfig, env: NodeJS.ProcessEn
       threads: positiveEnv(env, 'WORKER_CPU_THREADS', 2),
       budgetMs: positiveEnv(env, 'WORKER_CPU_BUDGET_MS', 30_000),
     }),
+    ingestSliceMs: positiveEnv(env, 'WORKER_INGEST_SLICE_MS', INGEST_SLICE_MS),
     // One thread: trainings of several tenants take turns, heartbeating while they wait.
     tagCpu: createCpuPool({
       threads: 1,

@@ -1,5 +1,5 @@
 /** Names shared by the API, the worker and the workflows. */
-import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
+import { SearchAttributeType, defineSearchAttributeKey, type Priority } from '@temporalio/common';
 
 /** Search attributes of every workflow, so operators can filter runs per customer in the Web UI. */
 export const TenantId = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
@@ -8,6 +8,14 @@ export const OperationAttr = defineSearchAttributeKey('Operation', SearchAttribu
 export const ChatIdAttr = defineSearchAttributeKey('ChatId', SearchAttributeType.KEYWORD);
 
 export const DEFAULT_TASK_QUEUE = 'support-ai';
+
+/**
+ * A tenant's share of every task queue: its tasks carry the tenant as their fairness key, so the
+ * server (with `matching.enableFairness`) hands each queue's tasks out in turn between tenants, by
+ * equal weights, instead of in the order they came (docs/api.md, "Fair sharing between tenants").
+ * Tenants are at most 64 ASCII characters (TENANT_PATTERN), the limit of a fairness key.
+ */
+export const tenantPriority = (tenant: string): Priority => ({ fairnessKey: tenant });
 
 /**
  * Ingestion activities run on a task queue of their own, polled by the same worker process with

@@ -5,12 +5,32 @@
 import type { Article, DeleteArticle } from '../domain/contracts/article';
 import type { Case } from '../domain/contracts/case';
 import type { IncidentUpload } from '../domain/contracts/incident';
-import type { IngestResult } from '../domain/weaviate/ingest';
+import type { ArticleSlice, IngestResult } from '../domain/weaviate/ingest';
 import { ingestion } from './proxies';
 import { notifyTagTrainer, type TagTrainerTiming } from './tag-training';
 
+/**
+ * Stores a batch of articles in slices (domain/weaviate/ingest.ts): each activity stores passages
+ * for INGEST_SLICE_MS at most and says where the next starts, so the ingestion slots turn over and
+ * go to the tenants in turn. The first slice carries the batch; later ones read it from this run's
+ * input, so the history holds the articles twice at most, whatever their size.
+ */
 export async function upsertArticlesWorkflow(input: { tenant: string; articles: Article[] }): Promise<IngestResult> {
-  return ingestion.upsertArticles(input);
+  const slices: ArticleSlice[] = [await ingestion.upsertArticles({ tenant: input.tenant, articles: input.articles })];
+  for (let next = slices[0].next; next; next = slices[slices.length - 1].next)
+    slices.push(await ingestion.upsertArticles({ tenant: input.tenant, from: next }));
+  return mergeSlices(slices);
+}
+
+/** One result for the slices: an article is stored when its last passage was and no slice failed it. */
+function mergeSlices(slices: ArticleSlice[]): IngestResult {
+  const failed: IngestResult['failed'] = [];
+  for (const f of slices.flatMap((s) => s.failed)) if (!failed.some((g) => g.id === f.id)) failed.push(f);
+  // A slice of an activity from before slicing reports only its count.
+  if (slices.some((s) => s.completed === undefined))
+    return { stored: slices.reduce((n, s) => n + s.stored, 0), failed };
+  const failedIds = new Set(failed.map((f) => f.id));
+  return { stored: slices.flatMap((s) => s.completed ?? []).filter((id) => !failedIds.has(id)).length, failed };
 }
 
 export async function deleteArticlesWorkflow(input: {

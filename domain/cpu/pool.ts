@@ -88,6 +88,7 @@ const OVER_BUDGET: Record<CpuTaskName, { what: string; then: string }> = {
   gradeBuiltin: { what: 'grading this output', then: 'send a shorter input' },
   redactTexts: { what: 'redacting this record', then: 'send a shorter input' },
   trainTags: { what: "training the tenant's tag model", then: 'raise WORKER_TAG_TRAINING_BUDGET_MS' },
+  prepareArticle: { what: 'converting this article to passages', then: 'send a shorter or simpler body' },
 };
 
 function overBudget(task: CpuTaskName, budgetMs: number): ApplicationFailure {

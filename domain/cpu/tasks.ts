@@ -11,6 +11,7 @@ import type { CheckContext } from '../evaluation/checks';
 import { redact, type Redaction } from '../evaluation/redact';
 import type { Grading } from '../evaluation/results';
 import { fitTagModel, type TagModel, type TagTrainingInputs } from '../tags/model';
+import { prepareArticle as prepare, type PreparedArticle } from '../text/article-text';
 
 export function gradeBuiltin(input: CheckContext & { rules: JudgeRule[] }): Grading {
   return gradeWithBuiltinJudge(input);
@@ -35,8 +36,14 @@ export async function trainTags(input: TagTrainingInputs): Promise<TagModel> {
   return moved(model, [mean, scale, s.denseWeights, s.sparseWeights, s.bias]);
 }
 
+/** An article's passages and language before it is embedded (weaviate/ingest.ts): one article per task, so one budget each. */
+export function prepareArticle(input: { title: string; body: string; language?: string }): PreparedArticle {
+  return prepare(input);
+}
+
 export type CpuTasks = {
   gradeBuiltin: typeof gradeBuiltin;
   redactTexts: typeof redactTexts;
   trainTags: typeof trainTags;
+  prepareArticle: typeof prepareArticle;
 };

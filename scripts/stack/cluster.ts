@@ -260,6 +260,9 @@ function temporalDynamicConfig(dataDir: string): string {
       '  - value: "10s"',
       'system.forceSearchAttributesCacheRefreshOnRead:',
       '  - value: true',
+      '# Tasks of each queue handed out in turn between fairness keys (the tenant), not first come first served.',
+      'matching.enableFairness:',
+      '  - value: true',
       '',
     ].join('\n'),
   );

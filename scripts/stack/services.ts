@@ -177,6 +177,10 @@ export function temporalSpec(o: TemporalOptions): ServiceSpec {
   for (const pragma of SQLITE_PRAGMAS) args.push('--sqlite-pragma', pragma);
   // A dead worker's last poll is forgotten sooner, so "no worker" shows within seconds (api/worker-presence.ts).
   args.push('--dynamic-config-value', 'matching.longPollExpirationInterval="10s"');
+  // Task-queue fairness: tasks of a queue are handed out in turn between fairness keys (the tenant,
+  // set on every workflow and activity) instead of first come first served (docs/api.md, "Fair
+  // sharing between tenants"). The dev server (v1.29.1) reads it; off by default.
+  args.push('--dynamic-config-value', 'matching.enableFairness=true');
   if (o.headless) args.push('--headless');
   else args.push('--ui-port', String(o.uiPort));
   return {

@@ -12,7 +12,8 @@ import type { Activities } from '../../activities';
 import type { Article } from '../../domain/contracts/article';
 import type { Case } from '../../domain/contracts/case';
 import type { IncidentUpload } from '../../domain/contracts/incident';
-import { OPERATIONS, OperationAttr, TenantId, ingestionTaskQueue } from '../../workflows/constants';
+import type { ArticleSlice, ArticleSliceInput } from '../../domain/weaviate/ingest';
+import { OPERATIONS, OperationAttr, TenantId, ingestionTaskQueue, tenantPriority } from '../../workflows/constants';
 import {
   deleteArticlesWorkflow,
   upsertArticlesWorkflow,
@@ -43,8 +44,9 @@ interface Received {
 function recordingStore(received: Received): IngestActivities {
   return {
     async upsertArticles(input) {
-      received.articles.push(input.articles.map((a) => a.articleId));
-      return { stored: input.articles.length, failed: [] };
+      const articles = input.articles ?? [];
+      received.articles.push(articles.map((a) => a.articleId));
+      return { stored: articles.length, failed: [], completed: articles.map((a) => a.articleId) };
     },
     async deleteArticles(input) {
       received.deletedIds.push(input.articleIds);
@@ -96,6 +98,80 @@ describe('workflows: ingestion (time-skipping)', () => {
       assert.deepEqual(result, { stored: 2, failed: [] });
       assert.deepEqual(received.articles, [articles.map((a) => a.articleId)]);
       assert.deepEqual(await activityQueues(w, workflowId), [ingestionTaskQueue(w.taskQueue)]);
+    });
+  });
+
+  it('stores a large upload in slices: each a new activity, the later ones carrying only where to resume', async () => {
+    const inputs: ArticleSliceInput[] = [];
+    const articles = [article(), article(), article()] as Article[];
+    const [a, b, c] = articles.map((x) => x.articleId);
+    // Three slices: a and b done in the first, c failing in the second (by itself), b failing late in the third.
+    const slices: ArticleSlice[] = [
+      { stored: 1, failed: [], completed: [a], next: { article: 1, passage: 3 } },
+      {
+        stored: 1,
+        failed: [{ id: c, error: '/body has no text after conversion' }],
+        completed: [b],
+        next: { article: 2, passage: 0 },
+      },
+      { stored: 0, failed: [{ id: b, error: 'a passage was refused' }], completed: [] },
+    ];
+    const store: Pick<Activities, 'upsertArticles'> = {
+      async upsertArticles(input) {
+        inputs.push(input);
+        return slices[inputs.length - 1];
+      },
+    };
+    await withTestWorkers({ activities: store }, async (w) => {
+      const workflowId = `articles-upsert:${freshTenant()}`;
+      const result = await w.client.workflow.execute(upsertArticlesWorkflow, {
+        taskQueue: w.taskQueue,
+        workflowId,
+        args: [{ tenant: 'acme', articles }],
+      });
+      assert.deepEqual(result, {
+        stored: 1,
+        failed: [
+          { id: c, error: '/body has no text after conversion' },
+          { id: b, error: 'a passage was refused' },
+        ],
+      });
+      assert.deepEqual(inputs, [
+        { tenant: 'acme', articles },
+        { tenant: 'acme', from: { article: 1, passage: 3 } },
+        { tenant: 'acme', from: { article: 2, passage: 0 } },
+      ]);
+      // Each slice went back through the ingestion queue, so a free slot can go to another tenant in between.
+      assert.deepEqual(await activityQueues(w, workflowId), Array(3).fill(ingestionTaskQueue(w.taskQueue)));
+    });
+  });
+
+  it("schedules every activity under its tenant as fairness key: the run's own, or its TenantId", async () => {
+    const received = emptyReceived();
+    await withTestWorkers({ activities: recordingStore(received) }, async (w) => {
+      const tenant = freshTenant();
+      const started = `articles-upsert:${tenant}:priority`;
+      await w.client.workflow.execute(upsertArticlesWorkflow, {
+        taskQueue: w.taskQueue,
+        workflowId: started,
+        args: [{ tenant, articles: [article()] as Article[] }],
+        priority: tenantPriority(tenant),
+      });
+      // Started without a priority (an operator's command, a run from before fairness): its TenantId names the tenant.
+      const attributed = `articles-upsert:${tenant}:attribute`;
+      await w.client.workflow.execute(upsertArticlesWorkflow, {
+        taskQueue: w.taskQueue,
+        workflowId: attributed,
+        args: [{ tenant, articles: [article()] as Article[] }],
+        typedSearchAttributes: [{ key: TenantId, value: tenant }],
+      });
+      for (const workflowId of [started, attributed]) {
+        const events = await historyOf({ env: w.env, workflowId });
+        const keys = events
+          .flatMap((e) => e.activityTaskScheduledEventAttributes ?? [])
+          .map((a) => a.priority?.fairnessKey);
+        assert.deepEqual(keys, [tenant], workflowId);
+      }
     });
   });
 
