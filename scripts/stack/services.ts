@@ -179,8 +179,12 @@ export function temporalSpec(o: TemporalOptions): ServiceSpec {
   args.push('--dynamic-config-value', 'matching.longPollExpirationInterval="10s"');
   // Task-queue fairness: tasks of a queue are handed out in turn between fairness keys (the tenant,
   // set on every workflow and activity) instead of first come first served (docs/api.md, "Fair
-  // sharing between tenants"). The dev server (v1.29.1) reads it; off by default.
+  // sharing between tenants"). The dev server (v1.29.1) reads it; off by default. Fairness holds
+  // within a partition of a queue; partitions spread a queue over matching hosts, of which the dev
+  // server has one, so each queue has one partition and its fairness is exact.
   args.push('--dynamic-config-value', 'matching.enableFairness=true');
+  args.push('--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1');
+  args.push('--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1');
   if (o.headless) args.push('--headless');
   else args.push('--ui-port', String(o.uiPort));
   return {
