@@ -6,8 +6,8 @@ import Koa from 'koa';
 import type { UseCaseStore } from '../domain/evaluation/use-cases';
 import type { ChatGateway } from '../domain/models/chat';
 import type { SharingEmbedder } from '../domain/models/embeddings';
+import type { CpuPool } from '../domain/cpu/pool';
 import type { KeyVerifier } from './middlewares/auth';
-import { jsonBody } from './middlewares/body';
 import { errorHandler } from './middlewares/error-handler';
 import type { FairAdmissionOptions } from './middlewares/fair-admission';
 import { allowedMethods } from './middlewares/methods';
@@ -26,7 +26,7 @@ import type { TagTrainerTiming } from '../workflows/tag-training';
 export interface ApiLimits {
   /** Requests per key per minute, across the instances sharing a rate counter store. */
   rateLimitPerMinute: number;
-  /** Requests with an invalid key per client address per minute before it gets 429. */
+  /** Requests with an invalid key per client address per minute; the invalid ones beyond get 429 (valid keys never do). */
   authFailuresPerMinute: number;
   /** How many searches run at once, per tenant and in all (api/middlewares/fair-admission.ts). */
   searchAdmission: FairAdmissionOptions;
@@ -82,6 +82,11 @@ export interface AppDeps {
   trustProxy?: boolean;
   /** Overrides of the tag trainer's debounce and intervals, passed with each case upload. */
   tagTraining?: Partial<TagTrainerTiming>;
+  /**
+   * The API's CPU threads (API_CPU_THREADS, API_CPU_BUDGET_MS): the reads' work on tenant text
+   * (summary, sentiment, tag) runs there, off the event loop. Without it that work runs on the event loop.
+   */
+  cpu?: CpuPool;
 }
 
 export type RouteDeps = Omit<AppDeps, 'limits' | 'logger' | 'rateCounter' | 'trustProxy'> & {
@@ -105,6 +110,7 @@ export function createApp(deps: AppDeps): Koa {
     tokens: deps.tokens,
     useCases: deps.useCases,
     tagTraining: deps.tagTraining,
+    cpu: deps.cpu,
     verifier: deps.verifier,
     readiness: deps.readiness,
     health: deps.health,
@@ -113,7 +119,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
-  app.use(jsonBody());
+  // No body is read here: the guard of each operation reads it once the key was checked (routes/guard.ts).
   app.use(authFailureLimit({ max: limits.authFailuresPerMinute, counter: rateCounter }));
   app.use(router.routes());
   app.use(allowedMethods(router));

@@ -2,9 +2,11 @@
  * The API's own settings, read once from the environment at start (docs/api.md, "Limits").
  */
 import { positiveEnv } from '../domain/config';
+import type { CpuPoolOptions } from '../domain/cpu/pool';
 import { TAG_TRAINER, type TagTrainerTiming } from '../workflows/tag-training';
 import { ApiLimits, DEFAULT_LIMITS } from './app';
 import type { FairAdmissionOptions } from './middlewares/fair-admission';
+import { DEFAULT_RECEIVE_TIMEOUT_MS } from './http-server';
 
 /** Tag-trainer timing overrides (workflows/tag-training.ts), for tests and operators. */
 export function loadTagTrainerTiming(env: NodeJS.ProcessEnv = process.env): Partial<TagTrainerTiming> {
@@ -38,6 +40,10 @@ export function rateLimitMaxUnsynced(env: NodeJS.ProcessEnv = process.env): numb
   return positiveEnv(env, 'RATE_LIMIT_MAX_UNSYNCED', Math.max(1, Math.floor(perMinute / 20)));
 }
 
+/** REQUEST_RECEIVE_TIMEOUT_MS: how long a request may take to arrive, headers and body (api/http-server.ts). */
+export const receiveTimeoutMs = (env: NodeJS.ProcessEnv = process.env): number =>
+  positiveEnv(env, 'REQUEST_RECEIVE_TIMEOUT_MS', DEFAULT_RECEIVE_TIMEOUT_MS);
+
 export function loadApiLimits(env: NodeJS.ProcessEnv = process.env): ApiLimits {
   const d = DEFAULT_LIMITS.deadlines;
   return {
@@ -51,5 +57,23 @@ export function loadApiLimits(env: NodeJS.ProcessEnv = process.env): ApiLimits {
       model: positiveEnv(env, 'DEADLINE_MODEL_MS', d.model),
     },
     tokensPerTenantPerDay: env.CHAT_TOKENS_PER_DAY ? positiveEnv(env, 'CHAT_TOKENS_PER_DAY', 1) : undefined,
+  };
+}
+
+/** The API's CPU threads for the reads' work on tenant text (domain/cpu/read-tasks.ts; docs/api.md, "Input limits"). */
+/**
+ * The budget stays under a read attempt's 5 s (api/read-path.ts), so a task past it answers 400
+ * rather than being retried as a timeout; the bounded algorithms take well under a second.
+ */
+export const DEFAULT_API_CPU = { threads: 2, budgetMs: 3000, maxQueuedPerTenant: 16 };
+
+/** API_CPU_THREADS and API_CPU_BUDGET_MS, checked like every positive setting. */
+export function loadApiCpu(env: NodeJS.ProcessEnv = process.env): CpuPoolOptions {
+  return {
+    tasks: 'read',
+    warm: true,
+    threads: positiveEnv(env, 'API_CPU_THREADS', DEFAULT_API_CPU.threads),
+    budgetMs: positiveEnv(env, 'API_CPU_BUDGET_MS', DEFAULT_API_CPU.budgetMs),
+    maxQueuedPerTenant: DEFAULT_API_CPU.maxQueuedPerTenant,
   };
 }

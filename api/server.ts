@@ -7,6 +7,7 @@ import { type LogLevel, NativeConnection, Runtime, type WorkerOptions } from '@t
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { loadServicesConfig, positiveEnv } from '../domain/config';
+import { createCpuPool } from '../domain/cpu/pool';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-cases';
 import { meteredChatGateway } from '../domain/models/token-meter';
 import { createEmbedder, createEnglishEncoder, withSharedQueries } from '../domain/models/embeddings';
@@ -20,7 +21,7 @@ import { temporalLogger } from '../worker/logger';
 import { AnsweredAsks } from './answered-asks';
 import { createApp } from './app';
 import { listen } from './http-server';
-import { loadApiLimits, loadTagTrainerTiming, rateLimitMaxUnsynced } from './config';
+import { loadApiCpu, loadApiLimits, loadTagTrainerTiming, rateLimitMaxUnsynced, receiveTimeoutMs } from './config';
 import { logger } from './logger';
 import { cachedVerifier, failFastVerifier } from './middlewares/auth';
 import { DependencyHealth } from './dependency-health';
@@ -42,6 +43,7 @@ export async function startServer(
 ): Promise<{ server: Server; close(): Promise<void> }> {
   const config = loadServicesConfig(env);
   const port = Number(env.API_PORT ?? 3000);
+  const cpuOptions = loadApiCpu(env);
   if (env.LOG_LEVEL) logger.level = env.LOG_LEVEL;
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
@@ -105,6 +107,8 @@ export async function startServer(
   const temporalProbe = Connection.lazy({ address: config.temporal.address, interceptors: [] });
   const probes = dependencyProbes({ temporalProbe, weaviate, config });
   const health = new DependencyHealth({ probes, logger, failuresToOpen: { temporal: 3, weaviate: 3 } }).start();
+  // The reads' work on tenant text (summary, sentiment, tag) runs on these threads, off the event loop.
+  const cpu = createCpuPool(cpuOptions);
   const useCases = new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR);
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({
@@ -133,8 +137,13 @@ export async function startServer(
     rateCounter,
     trustProxy: env.TRUST_PROXY === 'true',
     tagTraining: loadTagTrainerTiming(env),
+    cpu,
   });
-  const server = await listen(app, port, env.API_HOST ?? '127.0.0.1');
+  const server = await listen(app, {
+    port,
+    host: env.API_HOST ?? '127.0.0.1',
+    receiveTimeoutMs: receiveTimeoutMs(env),
+  });
   logger.info({ port }, 'API listening');
   return {
     server,
@@ -144,6 +153,7 @@ export async function startServer(
       await tokens.stop();
       await readLog.stop();
       await askWorker.stop();
+      await cpu.close();
       await health.stop();
       await connection.close();
       await askConnection.close();

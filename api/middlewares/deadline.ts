@@ -18,7 +18,8 @@ export const deadlinePassed = (deadline: number): boolean => Date.now() >= deadl
 export function deadline(defaultMs: number): Middleware {
   return async function deadlineMiddleware(ctx, next) {
     const ms = requestedMs(ctx, defaultMs);
-    if (ms === undefined) throw badRequest('header Request-Timeout must be a positive number of seconds');
+    if (ms === undefined)
+      throw badRequest('header Request-Timeout must be a positive decimal number of seconds, such as 30 or 2.5');
     const at = Date.now() + ms;
     ctx.state.deadline = at;
     await next();
@@ -27,10 +28,18 @@ export function deadline(defaultMs: number): Middleware {
   };
 }
 
+/**
+ * The one form `Request-Timeout` takes: a decimal number as JSON writes one (`30`, `2.5`, `5e-324`).
+ * Other forms `Number()` would read (`0x10`, `0b1`, `0o7`, `.5`, `1.`) are refused.
+ */
+const DECIMAL_SECONDS = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
 /** The time the request may take, in ms: the default, or a shorter `Request-Timeout`; undefined when the header is invalid. */
 function requestedMs(ctx: Context, defaultMs: number): number | undefined {
   if (ctx.headers['request-timeout'] === undefined) return defaultMs;
-  const seconds = Number(ctx.get('Request-Timeout').trim());
+  const text = ctx.get('Request-Timeout').trim();
+  if (!DECIMAL_SECONDS.test(text)) return undefined;
+  const seconds = Number(text);
   return Number.isFinite(seconds) && seconds > 0 ? Math.min(defaultMs, seconds * 1000) : undefined;
 }
 

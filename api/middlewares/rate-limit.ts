@@ -16,21 +16,28 @@ export function rateLimit(o: { max: number; counter: SharedWindowCounter }): Mid
 }
 
 /**
- * The limit on failed authentications per client address: once an address has sent `max` requests
- * with unknown or revoked keys in a window, its requests carrying a key get 429 until the window
- * ends, without a look-up in the key store. Requests without a key are not counted.
+ * The limit on failed authentications per client address. Only failures are throttled: every
+ * request carrying a key is still checked, and a valid key goes on whatever its address did. A
+ * request with an unknown or revoked key is counted for its address; once the address has sent
+ * more than `max` of them in a window, each further one gets 429 (with Retry-After) instead of 401,
+ * until the window ends. Requests without a key are answered 401 and not counted.
+ *
+ * Decision (docs/api.md, "Rate limits"): the look-up goes on past the limit, since only a look-up
+ * tells a valid key (which must never be refused for what others sent from its address, behind
+ * the same proxy or NAT) from an invalid one. It costs the key store one read by id, cached with
+ * the key; and what it tells (valid or not) is what a 401 told below the limit: keys are 192 random
+ * bits, which no rate of guessing reaches.
  */
 export function authFailureLimit(o: { max: number; counter: SharedWindowCounter }): Middleware {
   return async function authFailureLimitMiddleware(ctx, next) {
     if (!/^Bearer\s/i.test(ctx.get('Authorization'))) return next();
-    const subject = `ip:${ctx.ip}`;
-    const { total, retryAfterSeconds } = await o.counter.peek(subject);
-    if (total >= o.max)
-      throw tooManyRequests(retryAfterSeconds, 'too many requests with invalid API keys from this address');
     try {
       await next();
     } catch (err) {
-      if (err instanceof ApiError && err.code === 401) await o.counter.add(subject);
+      if (!(err instanceof ApiError) || err.code !== 401) throw err;
+      const { total, retryAfterSeconds } = await o.counter.add(`ip:${ctx.ip}`);
+      if (total > o.max)
+        throw tooManyRequests(retryAfterSeconds, 'too many requests with invalid API keys from this address');
       throw err;
     }
   };

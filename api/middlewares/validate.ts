@@ -3,6 +3,7 @@ import { badRequest, payloadTooLarge, unsupportedMediaType } from '../errors';
 import { compileBody, compileParams, firstErrorMessage } from '../../domain/contracts/ajv';
 import { firstIllFormedText } from '../../domain/contracts/json-walk';
 import { namedSchemas, type Operation } from '../schemas/operations';
+import { isJsonRequest } from './body';
 
 /** The cleaned request: unknown body fields removed, defaults filled in, query and headers typed. */
 export interface ValidatedInput<Body = Record<string, unknown>, Query = Record<string, unknown>> {
@@ -49,9 +50,11 @@ export function validate(operation: Operation): Middleware<ValidatedState> {
   return async function validateMiddleware(ctx, next) {
     let body: unknown;
     if (validateBody) {
-      // The body parser reads only JSON; any other media type would arrive as an empty body.
-      if (!ctx.request.is('application/json', '+json')) {
-        throw unsupportedMediaType('the request body must be JSON, sent with Content-Type: application/json');
+      // The body reader reads only JSON (the same media types): any other would arrive as an empty body.
+      if (!isJsonRequest(ctx)) {
+        throw unsupportedMediaType(
+          'the request body must be JSON, sent with Content-Type: application/json (or another +json type)',
+        );
       }
       body = (ctx.request as { body?: unknown }).body;
       if (!isObject(body)) throw badRequest('request body must be a JSON object');

@@ -2,13 +2,16 @@
  * The Ask response item from a composed answer. `mdText` is built from escaped text: source text
  * can never open a link, an image or raw HTML in it. `htmltext` is `mdText` rendered by
  * markdown-it with raw HTML off and its link validation on (only http/https links are built
- * here anyway), so a hostile article shows as text, never as markup or script.
+ * here anyway), so a hostile article shows as text, never as markup or script. Bidirectional
+ * formatting characters (domain/text/bidi.ts) are dropped from every text shown and percent-encoded
+ * in links, before anything is built: no field can display reordered text or a disguised address.
  */
 import MarkdownIt from 'markdown-it';
 import { plainAnswer } from '../../domain/ask/answer';
 import type { ComposedAnswer } from '../../domain/ask/compose';
 import { phrases } from '../../domain/ask/i18n';
 import type { AskResponse } from '../../domain/contracts/ask';
+import { bidiSafeUrl, withoutBidiControls } from '../../domain/text/bidi';
 
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
 
@@ -32,12 +35,24 @@ const SOURCE_NAMES = {
 
 const isWebUrl = (url: string) => /^https?:\/\//i.test(url);
 
-export function presentAnswer(o: {
+/** The answer as it may be shown: no bidirectional formatting character in its text, titles or links. */
+const bidiSafe = (answer: ComposedAnswer): ComposedAnswer => ({
+  ...answer,
+  parts: answer.parts.map((part) => ({
+    ...part,
+    ...(part.lead === undefined ? {} : { lead: withoutBidiControls(part.lead) }),
+    text: withoutBidiControls(part.text),
+  })),
+  used: answer.used.map((s) => ({ ...s, title: withoutBidiControls(s.title), url: bidiSafeUrl(s.url) })),
+});
+
+export function presentAnswer(input: {
   id: string;
   answer: ComposedAnswer;
   language: string;
   intentTag?: string | null;
 }): AskResponse {
+  const o = { ...input, answer: bidiSafe(input.answer) };
   const p = phrases(o.language);
   const links = o.answer.used.filter((s) => isWebUrl(s.url)).map((s) => ({ text: s.title, url: s.url }));
   const uniqueLinks = links.filter((l, i) => links.findIndex((m) => m.url === l.url) === i);

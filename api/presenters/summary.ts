@@ -6,6 +6,7 @@
 import MarkdownIt from 'markdown-it';
 import type { SummaryDraft } from '../../domain/summary/local-engine';
 import type { SummaryResponse } from '../../domain/contracts/summary';
+import { withoutBidiControls } from '../../domain/text/bidi';
 import { escapeMarkdown } from './ask';
 
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
@@ -24,6 +25,14 @@ export const summaryPlaintext = (draft: SummaryDraft) =>
   draft.parts.map((p) => (p.label ? `${p.label}: ${p.text}` : p.text)).join('\n\n');
 
 export function presentSummary(draft: SummaryDraft, format: SummaryFormat): SummaryResponse {
-  const md = summaryMarkdown(draft);
+  // No bidirectional formatting character of the conversation reaches the summary (domain/text/bidi.ts).
+  const md = summaryMarkdown({
+    ...draft,
+    parts: draft.parts.map((p) => ({
+      ...p,
+      label: p.label && withoutBidiControls(p.label),
+      text: withoutBidiControls(p.text),
+    })),
+  });
   return { format, summary: format === 'html' ? markdown.render(md) : md };
 }

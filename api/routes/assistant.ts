@@ -11,10 +11,12 @@ import { statedLanguage } from '../../domain/text/language';
 import { findAnswer, storeFeedback } from '../../domain/weaviate/answers';
 import { askWorkflow, type AskWorkflowInput, type AskWorkflowResult } from '../../workflows/ask';
 import { ChatIdAttr, OPERATIONS } from '../../workflows/constants';
-import { badRequest } from '../errors';
+import type { Middleware } from 'koa';
+import { badRequest, forbidden } from '../errors';
 import type { AuthState } from '../middlewares/auth';
 import { presentAnswer } from '../presenters/ask';
 import { within } from '../readiness';
+import { AGENT_VIEW_SCOPE } from '../scopes';
 import { operation } from '../schemas/operations';
 import { guard } from './guard';
 import { productList } from './search';
@@ -67,12 +69,27 @@ async function answeredFirst(
   }
 }
 
+/**
+ * `author: "agent"` asks for the agent view (answers from cases too): only a key with the scope that
+ * grants it may have it (AGENT_VIEW_SCOPE); `author` states who asks, it never widens access.
+ */
+const agentView: Middleware = async function agentViewMiddleware(ctx, next) {
+  const { scopes } = ctx.state.auth as AuthState;
+  const { author } = ctx.state.input.body as AskRequest;
+  if (author === 'agent' && !scopes.includes(AGENT_VIEW_SCOPE))
+    throw forbidden(
+      `this API key lacks the scope "${AGENT_VIEW_SCOPE}", which the agent view (author "agent") needs; ` +
+        'send author "customer" or no author',
+    );
+  await next();
+};
+
 /** The workflow's steps, whose durations the activities measured (the others are parts of `retrieve`). */
 const STEPS = ['history', 'retrieve', 'compose', 'model', 'store'] as const;
 
 export const assistantRoutes: RouteModule = (router, deps) => {
   const ask = operation('ask');
-  router.post(ask.path, guard(deps, ask, 'model'), deps.askAdmission, async function askQuestion(ctx) {
+  router.post(ask.path, guard(deps, ask, 'model'), agentView, deps.askAdmission, async function askQuestion(ctx) {
     const body = ctx.state.input.body as AskRequest;
     const { tenant } = ctx.state.auth as AuthState;
     const { headers } = ctx.state.input;

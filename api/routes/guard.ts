@@ -2,13 +2,18 @@
  * The middleware chain every operation runs before its handler, in order: answer 503 at once when
  * a dependency the operation needs is known down (dependency-health.ts), authenticate the key,
  * check the operation's scope, apply the key's rate limit and the tenant's model-token budget, set the deadline, run the route's own
- * checks (an article search's business id, bounded by the deadline), validate the input,
- * and for searches wait for the tenant's turn (fair-admission.ts; one queue per app).
+ * checks (an article search's business id, bounded by the deadline), read the JSON body, validate
+ * the input, and for searches wait for the tenant's turn (fair-admission.ts; one queue per app).
+ *
+ * The body is read only once the key, its scope and its limits have let the request through
+ * (headers only): a request refused before never costs the memory of its body (docs/api.md,
+ * "Request pipeline").
  */
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type { ApiLimits } from '../app';
 import { KeyVerifier, authenticate, requireScope } from '../middlewares/auth';
+import { jsonBody } from '../middlewares/body';
 import { deadline, earlyDeadline } from '../middlewares/deadline';
 import { validate } from '../middlewares/validate';
 import type { Operation } from '../schemas/operations';
@@ -63,6 +68,7 @@ export function guard(deps: GuardDeps, op: Operation, deadlineKind: DeadlineKind
     ...(deps.modelBudget && USES_MODEL.has(op.operationId) ? [deps.modelBudget] : []),
     deadline(deps.limits.deadlines[deadlineKind]),
     ...extra,
+    ...(op.body || op.bodyEnvelope ? [jsonBody()] : []),
     validate(op) as Middleware,
     ...(deadlineKind === 'search' ? [deps.searchAdmission] : []),
   ]);

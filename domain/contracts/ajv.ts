@@ -12,7 +12,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { AnySchemaObject, ErrorObject, Options, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { LIMITS, PATTERN_MESSAGES } from './common';
+import { FORBIDDEN_PATTERN_MESSAGES, LIMITS, PATTERN_MESSAGES } from './common';
 import { exceedsDepth } from './json-walk';
 
 const baseOptions: Options = {
@@ -115,6 +115,11 @@ function errorText(err: ErrorObject): string {
     case 'pattern': {
       const { pattern } = err.params as { pattern: string };
       return PATTERN_MESSAGES[pattern] ?? err.message ?? 'has an invalid format';
+    }
+    case 'not': {
+      // `not: {pattern}`: a form the field must not take (common.ts FORBIDDEN_PATTERN_MESSAGES).
+      const { pattern } = (err.schema ?? {}) as { pattern?: string };
+      return (pattern && FORBIDDEN_PATTERN_MESSAGES[pattern]) ?? err.message ?? 'is invalid';
     }
     case 'x-maxDepth':
       // Only free-form objects carry the keyword (common.ts `freeForm`).

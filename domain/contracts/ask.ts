@@ -23,8 +23,12 @@ export const AskRequestSchema = {
     query: nonEmpty(LIMITS.query, "The user's question."),
     /** Selects a product-specific knowledge base. */
     productId: id('Selects a product-specific knowledge base when content is segmented by product.'),
-    /** Who is asking. */
-    author: oneOf(['agent', 'customer'], 'Who is asking.'),
+    /** Who is asking: `agent` (the agent view, answered from cases too) needs the scope `search`. */
+    author: oneOf(
+      ['agent', 'customer'],
+      'Who is asking. `customer` (the default) is answered from articles and incidents; `agent` also from the ' +
+        "tenant's cases, and only with a key that has the scope `search` (403 otherwise).",
+    ),
   },
 } as const;
 export type AskRequest = FromSchema<typeof AskRequestSchema>;

@@ -40,6 +40,12 @@ export const MAX_EXACT_INTEGER = Number.MAX_SAFE_INTEGER;
 /** Only web links: `javascript:`, `data:`, `file:` and other schemes are refused in every URL field. */
 export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://';
 
+/** A URL with a user name or password (`https://user:pass@host/`): refused, it can disguise the host. */
+export const URL_USERINFO_PATTERN = '^[^/?#]*//[^/?#]*@';
+
+/** A percent-encoded control character (`%0d%0a`, `%00`, `%7f`): refused, it can split a header or a log line. */
+export const URL_ENCODED_CONTROL_PATTERN = '%(?:[01][0-9A-Fa-f]|7[Ff])';
+
 /** A string with at least one character that is not whitespace. */
 export const NOT_BLANK_PATTERN = '\\S';
 
@@ -51,6 +57,12 @@ export const PATTERN_MESSAGES: Record<string, string> = {
   [HTTP_URL_PATTERN]: 'must be an http or https URL',
   [NOT_BLANK_PATTERN]: 'must not be blank',
   [NAME_PATTERN]: 'must be 1 to 64 letters, digits, _ or -',
+};
+
+/** What a value matching a forbidden pattern (`not: {pattern}`) is told, per pattern. */
+export const FORBIDDEN_PATTERN_MESSAGES: Record<string, string> = {
+  [URL_USERINFO_PATTERN]: 'must not carry a user name or password (user:pass@)',
+  [URL_ENCODED_CONTROL_PATTERN]: 'must not contain an encoded control character such as %0D or %0A',
 };
 
 /**
@@ -91,13 +103,19 @@ export const nonEmpty = (maxLength: number, description: string) => ({
 /** An identifier: 1 to 512 characters. */
 export const id = (description: string) => nonEmpty(LIMITS.id, description);
 
-/** An absolute http or https URL of at most 2,048 characters. */
+/**
+ * An absolute http or https URL of at most 2,048 characters, without a user name or password and
+ * without percent-encoded control characters.
+ */
 export const uri = (description: string) => ({
   type: 'string' as const,
   format: 'uri',
   pattern: HTTP_URL_PATTERN,
   maxLength: LIMITS.url,
-  description: `${description} Absolute http or https URL, at most ${fmt(LIMITS.url)} characters; other schemes get 400.`,
+  allOf: [{ not: { pattern: URL_USERINFO_PATTERN } }, { not: { pattern: URL_ENCODED_CONTROL_PATTERN } }],
+  description:
+    `${description} Absolute http or https URL, at most ${fmt(LIMITS.url)} characters; other schemes, a user ` +
+    'name or password (`user:pass@`) and percent-encoded control characters (`%0D`, `%0A`) get 400.',
 });
 
 /** An ISO 8601 date-time with time zone. */

@@ -247,7 +247,10 @@ describe('hardening', () => {
         if (contentType) headers['Content-Type'] = contentType;
         const res = await raw({ method: 'POST', path: '/v1/search/cases', headers, body: '{"query": "x"}' });
         const body = assertErrorBody(res, 415);
-        assert.equal(body.error, 'the request body must be JSON, sent with Content-Type: application/json');
+        assert.equal(
+          body.error,
+          'the request body must be JSON, sent with Content-Type: application/json (or another +json type)',
+        );
       }
       const charset = await raw({
         method: 'POST',

@@ -117,7 +117,7 @@ describe('logging of errors', () => {
       },
       logger: pino({ level: 'info' }, sink),
     });
-    const server = await listen(app, 0, '127.0.0.1');
+    const server = await listen(app, { port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     close = () => server.close();
   });
