@@ -28,6 +28,9 @@ export interface EvaluateWorkflowInput extends GradeInput {
 
 export type EvaluateWorkflowResult = Grading & { fallback?: { reason: string } };
 
+/** Characters of the fallback's reason kept in the result: the grading's bounds (domain/evaluation/evidence.ts) count on it. */
+export const FALLBACK_REASON_CHARS = 160;
+
 export async function evaluateWorkflow(input: EvaluateWorkflowInput): Promise<EvaluateWorkflowResult> {
   const grade = { messages: input.messages, output: input.output, rules: input.rules, tenant: input.tenant };
   if (input.engine !== 'openai' || input.fallback !== 'local' || input.deadline === undefined)
@@ -37,6 +40,7 @@ export async function evaluateWorkflow(input: EvaluateWorkflowInput): Promise<Ev
   } catch (err) {
     if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
     const graded = await grading.gradeOutput({ ...grade, engine: 'local' });
-    return { ...graded, fallback: { reason: err.cause?.message ?? err.message } };
+    const reason = err.cause?.message ?? err.message;
+    return { ...graded, fallback: { reason: reason.slice(0, FALLBACK_REASON_CHARS) } };
   }
 }

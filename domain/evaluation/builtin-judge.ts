@@ -8,6 +8,7 @@
 import type { Rule } from '../contracts/evaluation';
 import { contentTokens } from '../ask/sentences';
 import { type CheckContext, type Message, runCheck } from './checks';
+import { boundGrading, boundRuleResult, listed } from './evidence';
 import { orderRuleResults, type Grading, type RuleResult } from './results';
 import { readRule } from './rule-parser';
 
@@ -19,12 +20,16 @@ export const NEEDS_MODEL = 'this rule needs a model judge: the built-in judge ca
  * the part read fails; otherwise it is not_applicable, saying what was checked and what was not.
  */
 export function gradeRule(rule: Pick<Rule, 'id' | 'description'>, ctx: CheckContext): RuleResult {
+  return boundRuleResult(ruleResult(rule, ctx));
+}
+
+function ruleResult(rule: Pick<Rule, 'id' | 'description'>, ctx: CheckContext): RuleResult {
   const { check, unread } = readRule(rule.description);
   if (!check) return { ruleId: rule.id, outcome: 'not_applicable', explanation: NEEDS_MODEL };
   const r = runCheck(check, ctx);
   if (!unread.length || r.outcome === 'not_applicable')
     return { ruleId: rule.id, outcome: r.outcome, explanation: r.explanation };
-  const rest = unread.map((u) => `"${u}"`).join(', ');
+  const rest = listed(unread);
   if (r.outcome === 'fail')
     return { ruleId: rule.id, outcome: 'fail', explanation: `${r.explanation} (not checked: ${rest})` };
   return {
@@ -49,14 +54,16 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** A rule as the judge needs it: `category` and `severity` may be left to their defaults. */
 export type JudgeRule = Pick<Rule, 'id' | 'description'> & Partial<Pick<Rule, 'category' | 'severity'>>;
 
+/** The grading of an output by the built-in judge; every explanation within the bounds of evidence.ts. */
 export function gradeWithBuiltinJudge(input: CheckContext & { rules: JudgeRule[] }): Grading {
   const { messages, output } = input;
+  const ctx: CheckContext = { messages, output, topicSimilarity: input.topicSimilarity, memo: new Map() };
   const rules: Rule[] = input.rules.map((r) => ({
     ...r,
     category: r.category ?? 'Custom',
     severity: r.severity ?? 'warning',
   }));
-  const results = rules.map((rule) => gradeRule(rule, input));
+  const results = rules.map((rule) => gradeRule(rule, ctx));
   const severity = new Map(rules.map((r) => [r.id, r.severity]));
   const gradable = results.filter((r) => r.outcome !== 'not_applicable');
   const passed = gradable.filter((r) => r.outcome === 'pass').length;
@@ -85,7 +92,10 @@ export function gradeWithBuiltinJudge(input: CheckContext & { rules: JudgeRule[]
       verdict = 'defect';
       score = Math.min(score, 2);
       notes.push(
-        `Critical rule${criticalFailed.length > 1 ? 's' : ''} failed: ${criticalFailed.map((r) => r.ruleId).join(', ')}.`,
+        `Critical rule${criticalFailed.length > 1 ? 's' : ''} failed: ${listed(
+          criticalFailed.map((r) => r.ruleId),
+          { quote: false },
+        )}.`,
       );
     }
   }
@@ -95,9 +105,9 @@ export function gradeWithBuiltinJudge(input: CheckContext & { rules: JudgeRule[]
     'The built-in judge checks verifiable form rules only; it cannot verify factual correctness or whether the output fully answers the request.',
   );
 
-  return {
+  return boundGrading({
     correctness: { verdict, score: Math.round(score * 10) / 10, explanation: notes.join(' ') },
     rules: orderRuleResults(rules, results),
     judge: BUILTIN_JUDGE,
-  };
+  });
 }

@@ -3,6 +3,7 @@
  * against a response. Every outcome comes with a concrete explanation ("312 words; at least 300
  * required").
  */
+import { excerpt, listed, quoted } from './evidence';
 import { detectLanguages, languageName } from './language';
 import { findCardNumbers, findEmails, findLinks, findPhones, findSecrets, mask } from './sensitive-data';
 import { occurIn } from './substrings';
@@ -59,6 +60,12 @@ export interface CheckContext {
   messages: Message[];
   /** The cosine similarity of the last user message (as a query) and the output (as a passage), when measured. */
   topicSimilarity?: number;
+  /**
+   * The results of the checks already run on this output and these messages, by check: the same
+   * check (a repeated rule, a detector inside several combined rules) then runs once per grading,
+   * so a hundred rules cost what their distinct checks cost.
+   */
+  memo?: Map<string, CheckResult>;
 }
 
 /**
@@ -102,15 +109,12 @@ const RELATION_TEXT: Record<Relation, string> = {
 export const describeCount = (c: Count): string =>
   c.relation === 'between' ? `between ${c.min} and ${c.max}` : `${RELATION_TEXT[c.relation]} ${c.n}`;
 
-const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+const plural = (n: number, unit: string, units = `${unit}s`) => `${n} ${n === 1 ? unit : units}`;
 const verdict = (pass: boolean, explanation: string): CheckResult => ({ outcome: pass ? 'pass' : 'fail', explanation });
 const counted = (actual: number, c: Count, unit: string) =>
   verdict(satisfies(actual, c), `${plural(actual, unit)}; ${describeCount(c)} required`);
-const listed = (items: string[], max = 3) =>
-  items
-    .slice(0, max)
-    .map((s) => JSON.stringify(s))
-    .join(', ') + (items.length > max ? ` and ${items.length - max} more` : '');
+/** Masked values found (email addresses, phone numbers...): a few shown, the others counted. */
+const masked = (found: string[]) => listed(found.map(mask), { quote: false });
 
 /** The request a "repeat the request" rule refers to: the last user message without the repeat instruction. */
 export function requestToRepeat(messages: Message[]): string | undefined {
@@ -129,6 +133,17 @@ export function requestToRepeat(messages: Message[]): string | undefined {
 }
 
 export function runCheck(check: Check, ctx: CheckContext): CheckResult {
+  if (!ctx.memo) return evaluate(check, ctx);
+  const key = JSON.stringify(check);
+  let result = ctx.memo.get(key);
+  if (!result) {
+    result = evaluate(check, ctx);
+    ctx.memo.set(key, result);
+  }
+  return result;
+}
+
+function evaluate(check: Check, ctx: CheckContext): CheckResult {
   const out = ctx.output;
   switch (check.kind) {
     case 'all': {
@@ -171,12 +186,12 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       if (!p)
         return verdict(
           false,
-          `only ${plural(paragraphs.length, 'paragraph')}; paragraph ${check.nth} must start with "${check.word}"`,
+          `only ${plural(paragraphs.length, 'paragraph')}; paragraph ${check.nth} must start with ${quoted(check.word)}`,
         );
       const first = m.firstWord(p);
       return verdict(
         first === check.word.toLowerCase(),
-        `paragraph ${check.nth} starts with "${first}"; "${check.word}" required`,
+        `paragraph ${check.nth} starts with ${quoted(first)}; ${quoted(check.word)} required`,
       );
     }
     case 'keywords': {
@@ -208,14 +223,14 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       const n = m.countOccurrences(out, check.word);
       return verdict(
         satisfies(n, check.count),
-        `"${check.word}" occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`,
+        `${quoted(check.word)} occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`,
       );
     }
     case 'letter_frequency': {
       const n = m.countLetter(out, check.letter);
       return verdict(
         satisfies(n, check.count),
-        `the letter "${check.letter}" occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`,
+        `the letter ${quoted(check.letter)} occurs ${plural(n, 'time')}; ${describeCount(check.count)} required`,
       );
     }
     case 'language': {
@@ -280,11 +295,14 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
     }
     case 'json': {
       const parsed = m.parseJsonOutput(out);
-      return verdict(parsed.ok, parsed.ok ? 'the output parses as JSON' : `not valid JSON: ${parsed.error}`);
+      return verdict(
+        parsed.ok,
+        parsed.ok ? 'the output parses as JSON' : `not valid JSON: ${excerpt(parsed.error, 200)}`,
+      );
     }
     case 'title': {
       const title = m.findTitle(out);
-      return verdict(!!title, title ? `title <<${title}>>` : 'no title wrapped in << >>');
+      return verdict(!!title, title ? `title <<${excerpt(title)}>>` : 'no title wrapped in << >>');
     }
     case 'quotation': {
       const t = out.trim();
@@ -301,8 +319,8 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       return verdict(n === 0, n ? `${plural(n, 'comma')} used` : 'no commas');
     }
     case 'two_responses': {
-      const sep = check.separator;
-      const parts = m.splitTwoResponses(out, sep);
+      const sep = excerpt(check.separator);
+      const parts = m.splitTwoResponses(out, check.separator);
       if (!parts) return verdict(false, `an empty response between two ${sep} separators`);
       if (parts.length !== 2)
         return verdict(false, `${plural(parts.length, 'response')} separated by ${sep}; 2 required`);
@@ -318,16 +336,18 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       const hit = check.options.find((_, i) => present[i]);
       return verdict(
         !!hit,
-        hit ? `answers with ${JSON.stringify(hit)}` : `none of the options ${listed(check.options, 5)} in the answer`,
+        hit ? `answers with ${quoted(hit)}` : `none of the options ${listed(check.options, { max: 5 })} in the answer`,
       );
     }
     case 'sections':
-      return counted(m.countSections(out, check.marker), check.count, `section marked "${check.marker} N"`);
+      return counted(m.countSections(out, check.marker), check.count, `section marked "${excerpt(check.marker)} N"`);
     case 'postscript': {
       const ok = m.hasPostscript(out, check.marker);
       return verdict(
         ok,
-        ok ? `postscript starting with ${check.marker}` : `no postscript starting with ${check.marker}`,
+        ok
+          ? `postscript starting with ${excerpt(check.marker)}`
+          : `no postscript starting with ${excerpt(check.marker)}`,
       );
     }
     case 'starts_with': {
@@ -339,7 +359,9 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       const ok = strip(out).startsWith(strip(check.phrase));
       return verdict(
         ok,
-        ok ? `starts with "${check.phrase}"` : `starts with "${out.trim().slice(0, 40)}", not "${check.phrase}"`,
+        ok
+          ? `starts with ${quoted(check.phrase)}`
+          : `starts with ${quoted(out.trim(), 40)}, not ${quoted(check.phrase)}`,
       );
     }
     case 'ends_with': {
@@ -352,7 +374,9 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       ).endsWith(loose(check.phrase.trim().toLowerCase()));
       return verdict(
         ok,
-        ok ? `ends with "${check.phrase}"` : `ends with "${out.trim().slice(-40)}", not "${check.phrase}"`,
+        ok
+          ? `ends with ${quoted(check.phrase)}`
+          : `ends with ${quoted(out.trim().slice(-40))}, not ${quoted(check.phrase)}`,
       );
     }
     case 'repeat_request': {
@@ -364,13 +388,13 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
         ok,
         ok
           ? 'starts by repeating the request word for word'
-          : `does not start with the request word for word ("${request.slice(0, 40)}…")`,
+          : `does not start with the request word for word (${quoted(request, 40)})`,
       );
     }
     case 'links': {
       const links = findLinks(out);
       if (check.required)
-        return verdict(links.length > 0, links.length ? `contains a link (${links[0]})` : 'no link found');
+        return verdict(links.length > 0, links.length ? `contains a link (${excerpt(links[0])})` : 'no link found');
       return verdict(
         !links.length,
         links.length ? `contains ${plural(links.length, 'link')}: ${listed(links)}` : 'no links',
@@ -397,7 +421,7 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       return verdict(
         !found.length,
         found.length
-          ? `contains ${plural(found.length, 'email address')}: ${found.map(mask).join(', ')}`
+          ? `contains ${plural(found.length, 'email address', 'email addresses')}: ${masked(found)}`
           : 'no email addresses',
       );
     }
@@ -405,9 +429,7 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       const found = findPhones(out);
       return verdict(
         !found.length,
-        found.length
-          ? `contains ${plural(found.length, 'phone number')}: ${found.map(mask).join(', ')}`
-          : 'no phone numbers',
+        found.length ? `contains ${plural(found.length, 'phone number')}: ${masked(found)}` : 'no phone numbers',
       );
     }
     case 'no_card_numbers': {
@@ -415,7 +437,7 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       return verdict(
         !found.length,
         found.length
-          ? `contains ${plural(found.length, 'card number')} passing the Luhn check: ${found.map(mask).join(', ')}`
+          ? `contains ${plural(found.length, 'card number')} passing the Luhn check: ${masked(found)}`
           : 'no card numbers',
       );
     }
@@ -424,7 +446,10 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult {
       return verdict(
         !found.length,
         found.length
-          ? `contains secrets: ${found.map((s) => `${s.kind} ${s.masked}`).join(', ')}`
+          ? `contains ${plural(found.length, 'secret')}: ${listed(
+              found.map((s) => `${s.kind} ${s.masked}`),
+              { quote: false },
+            )}`
           : 'no secrets such as keys, tokens or passwords',
       );
     }

@@ -1,10 +1,14 @@
 /**
  * The `gradeOutput` activity: the model judge when a chat model is configured, else the
  * built-in judge, on one of the worker's CPU threads. Both return the same Grading, ordered
- * critical failures first.
+ * critical failures first, within the bounds of evidence.ts (it always fits a Temporal payload).
+ * An output the built-in judge cannot grade within a thread's budget, stack or memory fails at
+ * once, not retried (InputTooCostly, 400): the same input would fail the same way again.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import type { Rule } from '../contracts/evaluation';
 import type { CpuPool } from '../cpu/pool';
+import { FAILURE_TYPES } from '../failures';
 import { type ChatGateway, forTenant } from '../models/chat';
 import { heartbeating, type Progress } from '../progress';
 import type { Embedder } from '../models/embeddings';
@@ -54,5 +58,29 @@ async function gradeBuiltin(
       : deps.embedder && asksOnTopic(grade.rules)
         ? await topicSimilarity({ embedder: deps.embedder, signal: deps.signal }, { ...grade, tenant, interactive })
         : undefined;
-  return deps.cpu.run({ task: 'gradeBuiltin', input: { ...grade, topicSimilarity: similarity }, signal: deps.signal });
+  try {
+    return await deps.cpu.run({
+      task: 'gradeBuiltin',
+      input: { ...grade, topicSimilarity: similarity },
+      signal: deps.signal,
+    });
+  } catch (err) {
+    throw deps.signal?.aborted ? err : judgeFailure(err);
+  }
+}
+
+/**
+ * What a failure of the built-in judge's thread becomes: running out of stack, of string or array
+ * room (RangeError) or of the thread's memory is the input's doing and would happen again, so it
+ * is InputTooCostly, not retried; anything else (the budget's own failure, a pool shutting down)
+ * stays as it is.
+ */
+export function judgeFailure(err: unknown): unknown {
+  const e = err as { name?: unknown; code?: unknown };
+  if (e?.name !== 'RangeError' && e?.code !== 'ERR_WORKER_OUT_OF_MEMORY') return err;
+  return ApplicationFailure.create({
+    type: FAILURE_TYPES.tooCostly,
+    message: 'grading this output needed more memory than a grading may use and was stopped; send a shorter input',
+    nonRetryable: true,
+  });
 }

@@ -20,6 +20,7 @@ import {
   unreadable,
 } from '../models/chat';
 import { fitJson, headAndTail } from '../models/prompt-budget';
+import { boundGrading } from './evidence';
 import { orderRuleResults, type Grading, type RuleResult } from './results';
 
 export const RULES_PER_CALL = 20;
@@ -149,5 +150,6 @@ export async function gradeWithModel(o: {
     correctness ??= parsed.correctness;
     results.push(...parsed.rules);
   }
-  return { correctness: correctness!, rules: orderRuleResults(o.rules, results), judge: o.chat.model };
+  // The model's explanations may be long: cut to the bounds every grading keeps (evidence.ts).
+  return boundGrading({ correctness: correctness!, rules: orderRuleResults(o.rules, results), judge: o.chat.model });
 }
