@@ -1,11 +1,11 @@
 /**
  * The conversation endpoints; for now POST /v1/summary. It runs on the read path (read-path.ts),
  * like ask: the case look-up and the summary run in this process, with the path's timeouts and
- * retries (the model's own when a chat model is configured). The text to summarize is the
- * body's; when the body has none, the case that `conversationId` names (its public text only).
+ * retries (the model's own when a chat model is configured); the work on the text runs on the
+ * API's CPU threads (read-cpu.ts). The text to summarize is the body's; when the body has none,
+ * the case that `conversationId` names (its public text only).
  */
 import type { ConversationText } from '../../domain/summary/conversation';
-import { requestLanguage } from '../../domain/text/language';
 import { caseConversation, hasText, summarize } from '../../domain/summary/summarize';
 import { OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
@@ -13,16 +13,11 @@ import { presentSummary } from '../presenters/summary';
 import { operation } from '../schemas/operations';
 import type { SummaryRequest } from '../../domain/contracts/summary';
 import { guard } from './guard';
+import { readCpu } from './read-cpu';
 import { readRoute, type ReadRequest } from './read-route';
 import type { RouteModule } from './types';
 
 const NO_TEXT = 'at least one of /subject, /description, /comments must be non-empty';
-
-/** The request language: the header's, else the one the conversation shows, else English (text/language.ts). */
-function summaryLanguage(header: unknown, c: ConversationText): string {
-  const text = [c.subject, c.description, ...(c.comments ?? [])].filter(Boolean).join('\n');
-  return requestLanguage({ header, text });
-}
 
 export const conversationsRoutes: RouteModule = (router, deps) => {
   const op = operation('summarize');
@@ -63,9 +58,10 @@ export const conversationsRoutes: RouteModule = (router, deps) => {
             );
           conversation = stored;
         }
+        // Its language, the built-in summary or the model's prompt: on the API's CPU threads.
         return summarize(
-          { chat: d.chat, signal: d.signal, timings: d.timings },
-          { conversation, language: summaryLanguage(header, conversation) },
+          { chat: d.chat, signal: d.signal, timings: d.timings, cpu: readCpu(deps.cpu, { tenant, signal: d.signal }) },
+          { conversation, header },
         );
       },
       respond: (result, { format }) => presentSummary(result.draft, format),

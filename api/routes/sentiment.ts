@@ -7,12 +7,13 @@
  * time). The message is scored as sent; `conversationId` is accepted
  * and not used.
  */
-import { analyzeSentiment, messageLanguage } from '../../domain/sentiment/analyze';
+import { analyzeSentiment } from '../../domain/sentiment/analyze';
 import { localModel } from '../../domain/sentiment/local-engine';
 import { OPERATIONS } from '../../workflows/constants';
 import { operation } from '../schemas/operations';
 import type { SentimentRequest, SentimentResponse } from '../../domain/contracts/sentiment';
 import { guard } from './guard';
+import { readCpu } from './read-cpu';
 import { readRoute, type ReadRequest } from './read-route';
 import type { RouteModule } from './types';
 
@@ -31,9 +32,11 @@ export const sentimentRoutes: RouteModule = (router, deps) => {
       prepare: ({ body, headers, tenant }: ReadRequest<SentimentRequest>) => ({
         tenant,
         message: body.message,
-        language: messageLanguage(headers['X-Language-Iso-Code'], body.message),
+        header: headers['X-Language-Iso-Code'],
       }),
-      read: (d, { tenant, ...input }) => analyzeSentiment({ ...d, tenant }, input),
+      // The message's language, segments and lexicon readings (or the model's prompt): on the API's CPU threads.
+      read: (d, { tenant, ...input }) =>
+        analyzeSentiment({ ...d, tenant, cpu: readCpu(deps.cpu, { tenant, signal: d.signal }) }, input),
       respond: (result): SentimentResponse => ({ sentiment: result.sentiment, label: result.label }),
     }),
   );

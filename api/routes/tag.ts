@@ -5,12 +5,12 @@
  * searches' fair admission queue. The message is tagged as sent; `conversationId` is accepted and
  * not used.
  */
-import { messageLanguage } from '../../domain/sentiment/analyze';
 import { tagConversation } from '../../domain/tags/tag';
 import { OPERATIONS } from '../../workflows/constants';
 import { operation } from '../schemas/operations';
 import type { TagRequest, TagResponse } from '../../domain/contracts/tag';
 import { guard } from './guard';
+import { readCpu } from './read-cpu';
 import { readRoute, type ReadRequest } from './read-route';
 import type { RouteModule } from './types';
 
@@ -27,9 +27,11 @@ export const tagRoutes: RouteModule = (router, deps) => {
       prepare: ({ body, headers, tenant }: ReadRequest<TagRequest>) => ({
         tenant,
         message: body.message,
-        language: messageLanguage(headers['X-Language-Iso-Code'], body.message),
+        header: headers['X-Language-Iso-Code'],
       }),
-      read: (d, { tenant, ...input }) => tagConversation({ ...d, tenant }, input),
+      // The message's language, its keywords or the model's prompt: on the API's CPU threads.
+      read: (d, { tenant, ...input }) =>
+        tagConversation({ ...d, tenant, cpu: readCpu(deps.cpu, { tenant, signal: d.signal }) }, input),
       respond: (result): TagResponse => ({ tags: result.tags }),
     }),
   );

@@ -1,6 +1,6 @@
 /**
- * The worker's CPU threads (piscina): the work of tasks.ts runs there, never on the worker's event
- * loop. Each task gets a budget that starts when a thread takes it up (waiting for a free thread
+ * CPU threads (piscina): the worker's (the work of tasks.ts) and the API's (read-tasks.ts: the
+ * reads' work on tenant text), so that it never runs on the process's event loop. Each task gets a budget that starts when a thread takes it up (waiting for a free thread
  * does not count); past it, or when the activity is cancelled (the workflow was terminated, the
  * attempt timed out), the thread running it is terminated, which really stops the work, and a new
  * thread takes its place. A task past its budget fails with `InputTooCostly`, not retried.
@@ -8,8 +8,11 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Piscina } from 'piscina';
 import { FAILURE_TYPES } from '../failures';
-import type { CpuTasks } from './tasks';
+import type { ReadTasks } from './read-tasks';
+import type { CpuTasks as WorkerTasks } from './tasks';
 
+/** Every task: the worker's (tasks.ts) and the API's reads (read-tasks.ts); a pool runs those of its `tasks`. */
+export type CpuTasks = WorkerTasks & ReadTasks;
 export type CpuTaskName = keyof CpuTasks;
 
 export interface CpuPool {
@@ -19,6 +22,8 @@ export interface CpuPool {
     input: Parameters<CpuTasks[N]>[0];
     signal?: AbortSignal;
     transfer?: ArrayBuffer[];
+    /** The tenant the task works for: waiting tasks take turns by tenant. Without it they wait in one line, in order. */
+    tenant?: string;
   }): Promise<Awaited<ReturnType<CpuTasks[N]>>>;
   close(): Promise<void>;
 }
@@ -28,6 +33,20 @@ export interface CpuPoolOptions {
   threads: number;
   /** Time one task may run on its thread. */
   budgetMs: number;
+  /** Which tasks the threads load: the worker's (tasks.ts, the default) or the API's reads (read-tasks.ts). */
+  tasks?: 'worker' | 'read';
+  /** Keeps every thread started, so that no request waits for one to load (the API). Else a thread stops after a minute idle. */
+  warm?: boolean;
+  /** Tasks one tenant may have waiting for a thread; one more is refused with CpuQueueFull. Default: no bound. */
+  maxQueuedPerTenant?: number;
+}
+
+/** A tenant already has `maxQueuedPerTenant` tasks waiting for a thread. */
+export class CpuQueueFull extends Error {
+  constructor(readonly waiting: number) {
+    super(`this tenant already has ${waiting} tasks waiting for a CPU thread`);
+    this.name = 'CpuQueueFull';
+  }
 }
 
 /**
@@ -38,30 +57,55 @@ const threadExecArgv = () =>
   __filename.endsWith('.ts') ? ['--require', require.resolve('ts-node/register/transpile-only')] : [];
 
 export function createCpuPool(o: CpuPoolOptions): CpuPool {
+  const read = o.tasks === 'read';
   const pool = new Piscina({
-    filename: require.resolve('./tasks'),
+    filename: require.resolve(read ? './read-tasks' : './tasks'),
     // Loaded when a thread starts; every run names its task.
-    name: 'gradeBuiltin' satisfies CpuTaskName,
-    minThreads: 0,
+    name: read ? ('messageLanguage' satisfies CpuTaskName) : ('gradeBuiltin' satisfies CpuTaskName),
+    minThreads: o.warm ? o.threads : 0,
     maxThreads: o.threads,
-    idleTimeout: 60_000,
+    idleTimeout: o.warm ? Infinity : 60_000,
     execArgv: threadExecArgv(),
   });
-  // Tasks wait here, in order, for a thread, so the budget counts only the time on a thread.
-  const waiting: (() => void)[] = [];
+  // Tasks wait here for a thread, so the budget counts only the time on a thread: one line per
+  // tenant, in order, and the tenants in turn (a Map keeps the order in which its keys were set).
+  const waiting = new Map<string, (() => void)[]>();
   let running = 0;
-  const acquire = () =>
-    running < o.threads ? Promise.resolve(void (running += 1)) : new Promise<void>((resolve) => waiting.push(resolve));
+  const acquire = (tenant: string, signal?: AbortSignal) => {
+    if (running < o.threads) return Promise.resolve(void (running += 1));
+    const line = waiting.get(tenant) ?? [];
+    if (o.maxQueuedPerTenant !== undefined && line.length >= o.maxQueuedPerTenant)
+      return Promise.reject(new CpuQueueFull(line.length));
+    return new Promise<void>((resolve, reject) => {
+      const leave = () => {
+        line.splice(line.indexOf(go), 1);
+        if (line.length === 0 && waiting.get(tenant) === line) waiting.delete(tenant);
+        reject(signal!.reason);
+      };
+      const go = () => {
+        signal?.removeEventListener('abort', leave);
+        resolve();
+      };
+      line.push(go);
+      if (!waiting.has(tenant)) waiting.set(tenant, line);
+      signal?.addEventListener('abort', leave, { once: true });
+    });
+  };
   const release = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else running -= 1;
+    const first = waiting.entries().next();
+    if (first.done) return void (running -= 1);
+    const [tenant, line] = first.value;
+    const next = line.shift()!;
+    // The tenant's next task goes behind the other tenants' waiting ones.
+    waiting.delete(tenant);
+    if (line.length) waiting.set(tenant, line);
+    next();
   };
 
   return {
-    async run({ task, input, signal, transfer }) {
+    async run({ task, input, signal, transfer, tenant }) {
       signal?.throwIfAborted();
-      await acquire();
+      await acquire(tenant ?? '', signal);
       try {
         signal?.throwIfAborted();
         const budget = AbortSignal.timeout(o.budgetMs);
@@ -89,6 +133,14 @@ const OVER_BUDGET: Record<CpuTaskName, { what: string; then: string }> = {
   redactTexts: { what: 'redacting this record', then: 'send a shorter input' },
   trainTags: { what: "training the tenant's tag model", then: 'raise WORKER_TAG_TRAINING_BUDGET_MS' },
   prepareArticle: { what: 'converting this article to passages', then: 'send a shorter or simpler body' },
+  conversationLanguage: { what: "telling this conversation's language", then: 'send X-Language-Iso-Code' },
+  summarizeLocally: { what: 'summarizing this conversation', then: 'send a shorter conversation' },
+  summaryPrompt: { what: 'preparing this conversation for the model', then: 'send a shorter conversation' },
+  messageLanguage: { what: "telling this message's language", then: 'send X-Language-Iso-Code' },
+  readSentiment: { what: 'reading this message', then: 'send a shorter message' },
+  sentimentPrompt: { what: 'preparing this message for the model', then: 'send a shorter message' },
+  keywordTags: { what: "finding this message's keywords", then: 'send a shorter message' },
+  tagPrompt: { what: 'preparing this message for the model', then: 'send a shorter message' },
 };
 
 function overBudget(task: CpuTaskName, budgetMs: number): ApplicationFailure {

@@ -217,18 +217,34 @@ function polarity(model: LinearModel, vector: readonly number[]): number {
   return p[2] - p[0];
 }
 
+/** What the engine reads of a message before its embeddings (pure CPU work: the API runs it on a CPU thread, domain/cpu). */
+export interface MessageText {
+  segments: string[];
+  /** The lexicon's reading of each segment, -1..1. */
+  lexicon: number[];
+}
+
+/** A message's segments and their lexicon readings in its language. */
+export function readMessageText(input: SentimentInput): MessageText {
+  const parts = segments(cleanMessage(input.message));
+  return { segments: parts, lexicon: parts.map((s) => lexicalCue(s, input.language).score) };
+}
+
 /**
  * The segment readings of several messages, with one embedding call for all their segments (the
  * benchmark sends batches, the API one message). Segments are embedded as E5 queries; those of
- * English messages also by the English encoder, at the same time, when it is configured.
+ * English messages also by the English encoder, at the same time, when it is configured. `texts`,
+ * one per input, are the messages already read (readMessageText, on a CPU thread); without them
+ * they are read here.
  */
 export async function readMessages(
   deps: LocalDeps,
   inputs: readonly SentimentInput[],
   model: SentimentModel = localModel(),
-  o: { keepVectors?: boolean } = {},
+  o: { keepVectors?: boolean; texts?: readonly MessageText[] } = {},
 ): Promise<SegmentReading[][]> {
-  const perMessage = inputs.map((input) => segments(cleanMessage(input.message)));
+  const read = o.texts ?? inputs.map(readMessageText);
+  const perMessage = read.map((t) => t.segments);
   const texts = perMessage.flat();
   const encoder = englishEncoderFor(deps.english, model);
   const inEnglish = encoder ? perMessage.flatMap((segs, m) => (inputs[m].language === 'en' ? segs : [])) : [];
@@ -245,7 +261,7 @@ export async function readMessages(
   let next = 0;
   let nextEnglish = 0;
   return inputs.map((input, m) =>
-    perMessage[m].map((text) => {
+    perMessage[m].map((text, s) => {
       const vector = vectors[next++];
       const english =
         encoder && input.language === 'en' ? polarity(model.english!, englishVectors[nextEnglish++]) : undefined;
@@ -253,7 +269,7 @@ export async function readMessages(
         chars: text.length,
         embedding: polarity(model, vector),
         ...(english === undefined ? {} : { english }),
-        lexicon: lexicalCue(text, input.language).score,
+        lexicon: read[m].lexicon[s],
         ...(o.keepVectors ? { vector } : {}),
       };
     }),
@@ -270,11 +286,13 @@ export function scoreReadings(
   return scoreOf(rawValue(readings, mix), mix);
 }
 
+/** The local engine's score of a message; `text`, when given, is the message already read (readMessageText). */
 export async function scoreLocal(
   deps: LocalDeps,
   input: SentimentInput,
   model: SentimentModel = localModel(),
+  text?: MessageText,
 ): Promise<SentimentScore> {
-  const [readings] = await readMessages(deps, [input], model);
+  const [readings] = await readMessages(deps, [input], model, { texts: text && [text] });
   return scoreReadings(readings, model);
 }

@@ -60,15 +60,19 @@ export function parseModelSentiment(content: string): SentimentScore {
   return { sentiment: score, label: labelFor(score) };
 }
 
+/**
+ * The model's score of a message. `prompt`, when given, builds the messages for a data budget of
+ * `tokens` (the API builds them on a CPU thread, domain/cpu); without it they are built here.
+ */
 export async function scoreWithModel(
-  o: { chat: ChatGateway; signal?: AbortSignal },
+  o: { chat: ChatGateway; signal?: AbortSignal; prompt?: (tokens: number) => Promise<ChatMessage[]> },
   input: SentimentInput,
 ): Promise<SentimentScore> {
   if (!o.chat.complete) throw new Error('the model sentiment engine needs a configured chat model');
   const tokens = dataTokensFor(o.chat, 'sentiment', SENTIMENT_SYSTEM_PROMPT(input.language));
   const { content } = await o.chat.complete({
     capability: 'sentiment',
-    messages: sentimentMessages({ ...input, tokens }),
+    messages: o.prompt ? await o.prompt(tokens) : sentimentMessages({ ...input, tokens }),
     schema: SENTIMENT_SCHEMA,
     signal: o.signal,
   });

@@ -94,17 +94,22 @@ export function parseModelSummary(content: string): string {
   return summary.trim();
 }
 
+/**
+ * The model's summary. `prompt`, when given, builds the messages for a data budget of `tokens`
+ * (the API builds them on a CPU thread, domain/cpu); without it they are built here.
+ */
 export async function summarizeWithModel(o: {
   chat: ChatGateway;
   conversation: ConversationText;
   language: string;
   signal?: AbortSignal;
+  prompt?: (tokens: number) => Promise<ChatMessage[]>;
 }): Promise<SummaryDraft> {
   if (!o.chat.complete) throw new Error('summarizeWithModel needs a configured chat model');
   const tokens = dataTokensFor(o.chat, 'summary', SUMMARY_SYSTEM_PROMPT(o.language));
   const { content } = await o.chat.complete({
     capability: 'summary',
-    messages: summaryMessages({ ...o, tokens }),
+    messages: o.prompt ? await o.prompt(tokens) : summaryMessages({ ...o, tokens }),
     schema: SUMMARY_SCHEMA,
     signal: o.signal,
   });

@@ -6,12 +6,13 @@
  * comments. Private comments are stored apart and never fetched here.
  */
 import type { WeaviateClient } from 'weaviate-client';
+import { inlineRead, type ReadCpu } from '../cpu/read-tasks';
 import type { ChatGateway } from '../models/chat';
 import { COLLECTIONS, tenantCollection } from '../weaviate/collections';
 import { objectId } from '../weaviate/ingest';
 import type { SearchPhase } from '../weaviate/retrieve';
 import type { ConversationText } from './conversation';
-import { summarizeLocal, type SummaryDraft } from './local-engine';
+import type { SummaryDraft } from './local-engine';
 import { summarizeWithModel } from './model-engine';
 
 export interface SummaryResult {
@@ -47,19 +48,33 @@ export async function caseConversation(
   };
 }
 
+/**
+ * The summary of a conversation, in the language of `header`, else the one it shows. The CPU work
+ * on its text (its language, the built-in engine's summary, the model's prompt) runs through
+ * `cpu`: the API's CPU threads, or here without it.
+ */
 export async function summarize(
-  deps: { chat: ChatGateway; signal?: AbortSignal; timings?: Partial<Record<SearchPhase, number>> },
-  input: { conversation: ConversationText; language: string },
+  deps: {
+    chat: ChatGateway;
+    signal?: AbortSignal;
+    timings?: Partial<Record<SearchPhase, number>>;
+    cpu?: ReadCpu;
+  },
+  input: { conversation: ConversationText; header?: unknown },
 ): Promise<SummaryResult> {
+  const cpu = deps.cpu ?? inlineRead;
   const started = performance.now();
-  const draft = deps.chat.complete
-    ? await summarizeWithModel({
-        chat: deps.chat,
-        conversation: input.conversation,
-        language: input.language,
-        signal: deps.signal,
-      })
-    : summarizeLocal({ conversation: input.conversation, language: input.language });
+  let draft: SummaryDraft;
+  if (deps.chat.complete) {
+    const language = await cpu({ task: 'conversationLanguage', input });
+    draft = await summarizeWithModel({
+      chat: deps.chat,
+      conversation: input.conversation,
+      language,
+      signal: deps.signal,
+      prompt: (tokens) => cpu({ task: 'summaryPrompt', input: { conversation: input.conversation, language, tokens } }),
+    });
+  } else draft = (await cpu({ task: 'summarizeLocally', input })).draft;
   if (deps.timings) deps.timings[deps.chat.complete ? 'model' : 'compose'] = performance.now() - started;
   return { draft, engine: deps.chat.engine };
 }

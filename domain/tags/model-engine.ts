@@ -90,15 +90,19 @@ export function parseModelTags(content: string, o: { vocabulary: readonly string
   return tags.sort((a, b) => b.score - a.score);
 }
 
+/**
+ * The model's tags of a message. `prompt`, when given, builds the messages for a data budget of
+ * `tokens` (the API builds them on a CPU thread, domain/cpu); without it they are built here.
+ */
 export async function tagWithModel(
-  o: { chat: ChatGateway; signal?: AbortSignal },
+  o: { chat: ChatGateway; signal?: AbortSignal; prompt?: (tokens: number) => Promise<ChatMessage[]> },
   input: { message: string; language: string; vocabulary: readonly string[]; limit: number },
 ): Promise<TagScore[]> {
   if (!o.chat.complete) throw new Error('the model tag engine needs a configured chat model');
   const tokens = dataTokensFor(o.chat, 'tags', TAG_SYSTEM_PROMPT(input));
   const { content } = await o.chat.complete({
     capability: 'tags',
-    messages: tagMessages({ ...input, tokens }),
+    messages: o.prompt ? await o.prompt(tokens) : tagMessages({ ...input, tokens }),
     schema: tagSchema(input),
     signal: o.signal,
   });

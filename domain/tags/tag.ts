@@ -10,13 +10,13 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { WeaviateClient } from 'weaviate-client';
+import { inlineRead, type ReadCpu } from '../cpu/read-tasks';
 import { FAILURE_TYPES } from '../failures';
 import type { ChatGateway } from '../models/chat';
 import type { Embedder } from '../models/embeddings';
 import { TagModelCache } from '../weaviate/tag-models';
 import { embeddedPart } from '../text/records';
 import type { SearchPhase } from '../weaviate/retrieve';
-import { keywordTags } from './keywords';
 import { tagPredictor, type TagModel, type TagScore } from './model';
 import { MODEL_VOCABULARY, tagWithModel } from './model-engine';
 
@@ -91,20 +91,31 @@ export async function questionIntent(deps: Omit<TagDeps, 'chat'>, input: { messa
   return top && top.score >= INTENT_MIN_SCORE ? top.name : null;
 }
 
+/**
+ * The tags of a message. The CPU work on its text that grows with its length (its language, its
+ * keywords, the model's prompt) runs through `cpu`: the API's CPU threads, or here without it.
+ * The trained model reads the message's first 2,000 characters (embeddedPart) and costs at most
+ * its own size (TAG_TRAINING.maxParameters), so it runs here.
+ */
 export async function tagConversation(
-  deps: TagDeps,
-  input: { message: string; language: string },
+  deps: TagDeps & { cpu?: ReadCpu },
+  input: { message: string; header?: unknown },
 ): Promise<{ tags: SourcedTag[]; engine: 'trained' | 'model' | 'keyword' }> {
+  const cpu = deps.cpu ?? inlineRead;
   const scores = await trainedScores(deps, input);
-  if (!scores)
-    return {
-      tags: keywordTags({ ...input, limit: TAG_LIMIT }).map((t) => ({ ...t, source: 'keyword' })),
-      engine: 'keyword',
-    };
+  if (!scores) {
+    const language = await cpu({ task: 'messageLanguage', input });
+    const tags = await cpu({ task: 'keywordTags', input: { message: input.message, language, limit: TAG_LIMIT } });
+    return { tags: tags.map((t) => ({ ...t, source: 'keyword' })), engine: 'keyword' };
+  }
   if (deps.chat.complete) {
+    const language = await cpu({ task: 'messageLanguage', input });
     const vocabulary = scores.slice(0, MODEL_VOCABULARY).map((s) => s.name);
+    const limit = TAG_LIMIT;
+    const prompt = (tokens: number) =>
+      cpu({ task: 'tagPrompt', input: { message: input.message, language, vocabulary, limit, tokens } });
     const tags = await timed(deps, 'model', () =>
-      tagWithModel({ chat: deps.chat, signal: deps.signal }, { ...input, vocabulary, limit: TAG_LIMIT }),
+      tagWithModel({ chat: deps.chat, signal: deps.signal, prompt }, { ...input, language, vocabulary, limit }),
     );
     return { tags: tags.map((t) => ({ ...t, source: 'model' })), engine: 'model' };
   }
