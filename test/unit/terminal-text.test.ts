@@ -14,6 +14,16 @@ describe('terminal text (operator commands)', () => {
     assert.doesNotMatch(terminalText(every), RAW_CONTROL);
   });
 
+  it('writes bidirectional formatting characters as visible escapes, in text and in JSON', () => {
+    const disguised = 'invoice\u202eexe.pdf \u2066x\u2069 \u200e\u200f\u061c \u202a\u202b\u202c\u202d \u2067\u2068';
+    const text = terminalText(disguised);
+    assert.equal(text.slice(0, 20), 'invoice\\u202eexe.pdf');
+    assert.doesNotMatch(text, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    const line = terminalJson({ name: disguised });
+    assert.doesNotMatch(line, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    assert.deepEqual(JSON.parse(line), { name: disguised });
+  });
+
   it('leaves other text as it is', () => {
     const text = 'Zürich naïve 日本 😀 \\x1b \u00a0 ¡ back\\slash';
     assert.equal(terminalText(text), text);
