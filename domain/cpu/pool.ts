@@ -68,11 +68,20 @@ export function createCpuPool(o: CpuPoolOptions): CpuPool {
     execArgv: threadExecArgv(),
   });
   // Tasks wait here for a thread, so the budget counts only the time on a thread: one line per
-  // tenant, in order, and the tenants in turn (a Map keeps the order in which its keys were set).
+  // tenant, in order; a freed thread goes to the waiting tenant whose last task started longest ago.
   const waiting = new Map<string, (() => void)[]>();
+  const lastStart = new Map<string, number>();
+  let starts = 0;
+  const started = (tenant: string) => {
+    if (lastStart.size > 10_000) lastStart.clear();
+    lastStart.set(tenant, ++starts);
+  };
   let running = 0;
   const acquire = (tenant: string, signal?: AbortSignal) => {
-    if (running < o.threads) return Promise.resolve(void (running += 1));
+    if (running < o.threads) {
+      started(tenant);
+      return Promise.resolve(void (running += 1));
+    }
     const line = waiting.get(tenant) ?? [];
     if (o.maxQueuedPerTenant !== undefined && line.length >= o.maxQueuedPerTenant)
       return Promise.reject(new CpuQueueFull(line.length));
@@ -92,13 +101,14 @@ export function createCpuPool(o: CpuPoolOptions): CpuPool {
     });
   };
   const release = () => {
-    const first = waiting.entries().next();
-    if (first.done) return void (running -= 1);
-    const [tenant, line] = first.value;
+    let tenant: string | undefined;
+    for (const t of waiting.keys())
+      if (tenant === undefined || (lastStart.get(t) ?? 0) < (lastStart.get(tenant) ?? 0)) tenant = t;
+    if (tenant === undefined) return void (running -= 1);
+    const line = waiting.get(tenant)!;
     const next = line.shift()!;
-    // The tenant's next task goes behind the other tenants' waiting ones.
-    waiting.delete(tenant);
-    if (line.length) waiting.set(tenant, line);
+    if (line.length === 0) waiting.delete(tenant);
+    started(tenant);
     next();
   };
 
