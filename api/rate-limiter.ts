@@ -74,12 +74,6 @@ export class SharedWindowCounter {
     return this.count(subject);
   }
 
-  /** The count of `subject` without adding to it. */
-  async peek(subject: string): Promise<WindowCount> {
-    await this.meet(subject);
-    return this.count(subject);
-  }
-
   stop(): void {
     clearInterval(this.timer);
   }
