@@ -6,7 +6,7 @@
  */
 import type { Context, Middleware } from 'koa';
 import type { IncomingMessage } from 'node:http';
-import { pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import { parse as parseJson } from '@hapi/bourne';
 import getRawBody from 'raw-body';
@@ -36,8 +36,14 @@ function decoded(req: IncomingMessage): Readable {
         ? createBrotliDecompress()
         : undefined;
   if (!decompressor) throw unsupportedMediaType('unsupported Content-Encoding; use gzip, deflate, br or identity');
-  // pipeline, not pipe: a request that ends early (aborted, timed out) ends the decompressor too.
-  return pipeline(req, decompressor, () => undefined);
+  req.pipe(decompressor);
+  // A request that ends early (aborted, timed out) ends the decompressor too, or its reader would wait
+  // for ever. Not the other way round: bytes that do not decompress must not close the connection
+  // before the 400 is sent.
+  req.once('close', () => {
+    if (!req.complete) decompressor.destroy(Object.assign(new Error('request aborted'), { type: 'request.aborted' }));
+  });
+  return decompressor;
 }
 
 /** What a failure of reading the bytes means for the client: 413, 400, or not the client's fault. */
@@ -92,6 +98,10 @@ export function jsonBody(): Middleware {
       const compressed = stream !== req;
       const length = compressed ? undefined : req.headers['content-length'];
       const bytes = await getRawBody(stream, { limit: BODY_LIMIT_BYTES, length }).catch((err) => {
+        // What is left of a body refused half-way is discarded as it arrives (bounded by the receive
+        // timeout), so the connection stays in step for the answer and any next request on it.
+        req.unpipe();
+        req.resume();
         throw readFailure(err, compressed);
       });
       (ctx.request as { body?: unknown }).body = jsonValue(utf8Text(bytes));
