@@ -1,0 +1,151 @@
+import { strict as assert } from 'node:assert';
+import type { IncomingMessage } from 'node:http';
+import { after, before, describe, it } from 'mocha';
+import { supportCase } from '../helpers/factories';
+import { apiInstance, createKey, type ApiInstance } from '../helpers/harness';
+
+/**
+ * Issue: one valid summary of 4.8 MB (240 comments of random three-letter words) held the API's
+ * event loop for 26 s: /healthz and every other tenant waited. The reads' work on tenant text now
+ * runs on the API's CPU threads, with an algorithm bounded by the input limits.
+ *
+ * The API runs in the test's own process, on an instance whose server the test watches: once the
+ * API has received the heavy request's whole body, the probes go out (/healthz, and another
+ * tenant's small request of the same operation), and they must answer while the heavy one is still
+ * in flight. A summary computed on the event loop runs from the moment its body is in, with no turn
+ * of the loop before it answers: it would always answer before a probe is even read. (The stored
+ * case and the sentiment wait for Weaviate or the embedding servers after their body is in, so
+ * there the probes could slip in before the old code held the loop; these two check that the work
+ * now never holds it, and that the heavy request answers 200 or a documented 4xx.)
+ */
+
+/** Random three-letter words, a sentence end every `sentence` words (none: one sentence). */
+function randomWords(chars: number, seed: number, sentence = Infinity): string {
+  let s = seed;
+  const next = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const letter = () => String.fromCharCode(97 + Math.floor(next() * 26));
+  const words: string[] = [];
+  for (let n = 0; n < chars; n += 4)
+    words.push(letter() + letter() + letter() + ((words.length + 1) % sentence === 0 ? '.' : ''));
+  return words.join(' ');
+}
+
+interface Answer {
+  status: number;
+  body: any;
+  /** Whether the heavy request was still unanswered when this one answered. */
+  heavyInFlight: boolean;
+}
+
+describe("a heavy read never holds the API's event loop (summary, sentiment on the API's CPU threads)", () => {
+  let instance: ApiInstance;
+  let hostile: string;
+  let other: string;
+  // The issue's 4.8 MB, with a sentence end every 150 words: the most sentences the ranking reads, each as long as it reads.
+  const comments = Array.from({ length: 240 }, (_, i) => ({ comment: randomWords(20_000, i + 1, 150) }));
+
+  before(async function () {
+    this.timeout(180_000);
+    instance = await apiInstance();
+    ({ key: hostile } = await createKey());
+    ({ key: other } = await createKey());
+    // The case the conversationId variant names: 240 long public comments, as much as one case may
+    // carry (an item of an upload is at most 1.5 MiB as JSON).
+    const upload = await post('/v1/cases', hostile, {
+      data: [
+        supportCase({
+          id: 'heavy-case',
+          subject: 'A very long case',
+          comments: comments.map((c, i) => ({
+            commentId: `c${i}`,
+            comment: c.comment.slice(0, 6000),
+            commenter: 'customer',
+            isPublic: true,
+            timeOfCreation: 1_700_000_000_000 + i,
+          })),
+        }),
+      ],
+    });
+    assert.equal(upload.status, 200, JSON.stringify(upload.body).slice(0, 300));
+    // Both keys known to the instance, so that no probe waits for a key look-up.
+    for (const key of [hostile, other])
+      assert.equal((await post('/v1/summary', key, { description: 'warm up' })).status, 200);
+  });
+  after(async () => instance?.close());
+
+  function post(path: string, key: string, body: unknown) {
+    return fetch(`${instance.url}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: await res.json().catch(() => undefined) }));
+  }
+
+  /** Sends `heavy`; once the API has read its body, sends the probes. Says of each answer whether the heavy one was still in flight. */
+  async function underLoad(o: { path: string; heavy: unknown; probe: unknown }) {
+    let inFlight = true;
+    let bodyIn!: () => void;
+    const received = new Promise<void>((resolve) => (bodyIn = resolve));
+    const watch = (req: IncomingMessage) => {
+      if (req.url === o.path && req.headers.authorization === `Bearer ${hostile}`) req.on('end', () => bodyIn());
+    };
+    instance.server.on('request', watch);
+    const answered = (p: Promise<{ status: number; body: any }>): Promise<Answer> =>
+      p.then((r) => ({ ...r, heavyInFlight: inFlight }));
+    try {
+      const heavy = answered(post(o.path, hostile, o.heavy).finally(() => (inFlight = false)));
+      await received;
+      const health = answered(
+        fetch(`${instance.url}/healthz`).then(async (r) => ({ status: r.status, body: await r.text() })),
+      );
+      const probe = answered(post(o.path, other, o.probe));
+      return { heavy: await heavy, health: await health, probe: await probe };
+    } finally {
+      instance.server.off('request', watch);
+    }
+  }
+
+  function assertIsolated(r: Awaited<ReturnType<typeof underLoad>>) {
+    assert.equal(r.health.status, 200);
+    assert.ok(r.health.heavyInFlight, '/healthz answered only once the heavy request had');
+    assert.equal(r.probe.status, 200, JSON.stringify(r.probe.body));
+    assert.ok(r.probe.heavyInFlight, "the other tenant's request answered only once the heavy request had");
+    // 200, or one of the documented 4xx (400 past the CPU budget, 429 with too many waiting): never 5xx.
+    assert.ok(
+      [200, 400, 429].includes(r.heavy.status),
+      `${r.heavy.status} ${JSON.stringify(r.heavy.body).slice(0, 300)}`,
+    );
+  }
+
+  it("a summary of 4.8 MB: /healthz and another tenant's summary answer while it runs", async function () {
+    this.timeout(180_000);
+    const r = await underLoad({
+      path: '/v1/summary',
+      heavy: { subject: 'Random words', comments },
+      probe: { description: 'My label printer prints blank labels since Monday.' },
+    });
+    assertIsolated(r);
+    assert.equal(r.heavy.status, 200, JSON.stringify(r.heavy.body).slice(0, 300));
+  });
+
+  it('a summary of a stored case of 240 long comments (39 bytes by conversationId): the same', async function () {
+    this.timeout(180_000);
+    const r = await underLoad({
+      path: '/v1/summary',
+      heavy: { conversationId: 'heavy-case' },
+      probe: { description: 'My label printer prints blank labels since Monday.' },
+    });
+    assertIsolated(r);
+    assert.equal(r.heavy.status, 200, JSON.stringify(r.heavy.body).slice(0, 300));
+  });
+
+  it("a sentiment of 1 MB: /healthz and another tenant's sentiment answer while it runs", async function () {
+    this.timeout(180_000);
+    const r = await underLoad({
+      path: '/v1/sentiment',
+      heavy: { message: randomWords(1_000_000, 7) },
+      probe: { message: 'Thanks, that fixed it!' },
+    });
+    assertIsolated(r);
+  });
+});
