@@ -25,7 +25,7 @@ export interface ActivityTimeline {
   firstStartedMs?: number;
   /** When the last activity closed (completed, failed, timed out), epoch ms. */
   lastClosedMs?: number;
-  /** The largest attempt number seen over its activities (1: nothing was retried). */
+  /** The largest attempt number seen over its activities, a retry scheduled but not started included (1: nothing was retried). */
   maxAttempt: number;
   /** The message of the last activity failure seen, if any. */
   lastFailure?: string;
@@ -62,7 +62,8 @@ export async function activityTimeline(client: Client, workflowId: string): Prom
   }
   for (const p of description.raw.pendingActivities ?? []) {
     if (p.state === STARTED_STATE) started(ms(p.lastStartedTime), p.attempt);
-    else timeline.maxAttempt = Math.max(timeline.maxAttempt, (p.attempt ?? 1) - 1);
+    // Scheduled again after a failed attempt (a retry on its way) counts as that attempt.
+    else if ((p.attempt ?? 1) > 1) timeline.maxAttempt = Math.max(timeline.maxAttempt, p.attempt ?? 1);
     if (p.lastFailure?.message) timeline.lastFailure = p.lastFailure.message;
   }
   return timeline;
