@@ -5,6 +5,7 @@
  * stored answer and a write, on the read path.
  */
 import { randomUUID } from 'node:crypto';
+import { searchedQuestion } from '../../domain/ask/bounds';
 import type { AskRequest } from '../../domain/contracts/ask';
 import type { FeedbackRequest } from '../../domain/contracts/feedback';
 import { statedLanguage } from '../../domain/text/language';
@@ -125,8 +126,9 @@ export const assistantRoutes: RouteModule = (router, deps) => {
         fallback: deps.chatFallback,
       },
     };
-    // A question that is not a follow-up is searched for as it is: its embedding can begin now.
-    if (chatHeader === undefined) deps.prefetchQuery?.({ tenant, text: start.input.question.question });
+    // A question that is not a follow-up is searched for as it is (its opening): its embedding can begin now.
+    if (chatHeader === undefined)
+      deps.prefetchQuery?.({ tenant, text: searchedQuestion(start.input.question.question) });
     const result = await answeredFirst(deps, start);
     if (result.fallback) markFallback(ctx, result.fallback.reason);
     const total = performance.now() - started;

@@ -12,6 +12,7 @@ import { type AskRetrievalInput, retrieveAskSources, type Source } from '../weav
 import { type AnswerRecord, sessionAnswers, storeAnswers } from '../weaviate/answers';
 import type { Deps, SearchPhase } from '../weaviate/retrieve';
 import { ANSWER_THRESHOLD, chooseSources, type ComposedAnswer, type RankedSource } from './compose';
+import { searchedQuestion } from './bounds';
 import { standaloneQuestion, type Turn } from './follow-up';
 import { phrases } from './i18n';
 import { composeLocal } from './local-engine';
@@ -134,7 +135,8 @@ export async function retrieveForAnswer(
   const timings: AskTimings = {};
   const d = { ...deps, timings };
   const local = { ...deps.chat, complete: undefined };
-  const standalone = input.standalone ?? (await standaloneOf({ chat: local }, input));
+  // What is searched for and composed from is the question's opening (ASK_BOUNDS): its cost is bounded.
+  const standalone = searchedQuestion(input.standalone ?? (await standaloneOf({ chat: local }, input)));
   const retrieval: AskRetrievalInput = {
     tenant: input.tenant,
     text: standalone,

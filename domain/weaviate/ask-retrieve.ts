@@ -12,6 +12,7 @@ import { Filters, FilterValue } from 'weaviate-client';
 import { COLLECTIONS, vectorOf } from './collections';
 import { Deps, embedQuery, hybrid, tenantOf, timed } from './retrieve';
 import { cosine } from '../models/embeddings';
+import { ASK_BOUNDS, boundedPassage, opening } from '../ask/bounds';
 
 /**
  * Knobs of ask's retrieval. The article `alpha` was tuned with the no-answer threshold
@@ -121,11 +122,11 @@ async function articleSources(deps: Deps, input: AskRetrievalInput, vector: numb
         titleSimilarity: titles.byArticle.get(p.articleId) ?? titles.floor,
         retrievalRank: byArticle.size,
         boost: 0,
-        passages: [p.text],
+        passages: [boundedPassage(p.text)],
         language: p.language || undefined,
       });
     } else {
-      source.passages.push(p.text);
+      source.passages.push(boundedPassage(p.text));
       source.similarity = Math.max(source.similarity, similarity);
     }
   }
@@ -186,19 +187,28 @@ async function caseSources(deps: Deps, input: AskRetrievalInput, vector: number[
       retrievalRank,
       boost: 0,
       // The answer is in the public comments (what was replied); the description only restates the problem.
-      passages: [p.comments?.trim() ? p.comments : p.description].filter((t: string | undefined) => t?.trim()),
+      // Their opening only (ASK_BOUNDS): a case's comments may hold 1.5 MB.
+      passages: [p.comments?.trim() ? p.comments : p.description]
+        .filter((t: string | undefined) => t?.trim())
+        .map(boundedPassage),
     };
   });
 }
 
-/** The last update of an incident's stored text: its lines after the header are the timeline, oldest first. */
-const latestUpdate = (text: string) =>
-  text
-    .split('\n')
-    .filter((l) => l.includes(' — '))
-    .pop()
-    ?.split(' — ')
-    .pop();
+/**
+ * The last update of an incident's stored text: its lines after the header are the timeline, oldest
+ * first. Read from the end, line by line, and told in at most ASK_BOUNDS.updateChars.
+ */
+export function latestUpdate(text: string): string | undefined {
+  for (let end = text.length; ;) {
+    const start = end === 0 ? 0 : text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(start, end);
+    const at = line.lastIndexOf(' — ');
+    if (at >= 0) return opening(line.slice(at + 3), ASK_BOUNDS.updateChars);
+    if (start === 0) return undefined;
+    end = start - 1;
+  }
+}
 
 async function incidentSources(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<Source[]> {
   const collection = await tenantOf(deps, COLLECTIONS.incident, input.tenant);
@@ -233,7 +243,7 @@ async function incidentSources(deps: Deps, input: AskRetrievalInput, vector: num
       titleSimilarity: similarity,
       retrievalRank,
       boost,
-      passages: [p.text],
+      passages: [boundedPassage(p.text ?? '')],
       incident: {
         status: p.status ?? '',
         startedAt: p.startedAt ?? '',
