@@ -10,6 +10,7 @@ import type { Middleware } from 'koa';
 import type { IngestResult } from '../domain/weaviate/ingest';
 import type { Operation } from '../workflows/constants';
 import { ApiError, badRequest } from './errors';
+import { nextTurn, stepped } from './event-loop-steps';
 import type { AuthState } from './middlewares/auth';
 import {
   allItemsInvalid,
@@ -26,12 +27,25 @@ export const BATCH_LIMITS = { bytes: 512 * 1024, items: 100 };
 /** One item must fit a workflow payload (Temporal refuses payloads of 2 MiB) with room to spare. */
 export const MAX_ITEM_BYTES = 1536 * 1024;
 
+/** Bytes of items as JSON, measured once per item (`oversized`, then `toBatches`). */
+const measured = new WeakMap<object, number>();
+
+/** Bytes of `item` as JSON. */
+function jsonBytes(item: unknown): number {
+  const key = typeof item === 'object' && item !== null ? item : undefined;
+  const known = key && measured.get(key);
+  if (known !== undefined) return known;
+  const bytes = Buffer.byteLength(JSON.stringify(item));
+  if (key) measured.set(key, bytes);
+  return bytes;
+}
+
 /** Splits off items too large for one workflow payload, reporting them like validation failures. */
 export function oversized<T>(items: T[], pointerOf: (index: number) => string, idOf: (item: T) => string) {
   const fit: T[] = [];
   const failed: UploadFailure[] = [];
   items.forEach((item, i) => {
-    const bytes = Buffer.byteLength(JSON.stringify(item));
+    const bytes = jsonBytes(item);
     if (bytes <= MAX_ITEM_BYTES) fit.push(item);
     else
       failed.push({
@@ -51,7 +65,7 @@ export function toBatches<T>(items: T[], limits = BATCH_LIMITS): T[][] {
   let current: T[] = [];
   let bytes = 0;
   for (const item of items) {
-    const size = Buffer.byteLength(JSON.stringify(item));
+    const size = jsonBytes(item);
     if (current.length > 0 && (current.length >= limits.items || bytes + size > limits.bytes)) {
       batches.push(current);
       current = [];
@@ -88,8 +102,10 @@ export interface UploadRun<T> {
 
 export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
   const handles = [];
+  const batches = toBatches(o.items);
+  await nextTurn();
   try {
-    for (const batch of toBatches(o.items)) {
+    for (const batch of batches) {
       handles.push(
         await o.runner.start({
           workflow: o.workflow,
@@ -140,12 +156,16 @@ export function uploadHandler<T extends Record<string, any>>(o: {
   extra?: Record<string, unknown>;
 }): Middleware {
   return async function uploadItems(ctx) {
+    // A large upload is checked in steps, the event loop served between them (api/event-loop-steps.ts).
+    const large = stepped(ctx.state);
     const { items, failed } = checkUploadItems<T>(o.validators, ctx.state.input.body);
     if (items.length === 0) throw badRequest(allItemsInvalid(failed));
+    if (large) await nextTurn();
     const idOf = (item: T) => String(item[o.validators.idField]);
     const all = ctx.state.input.body[o.validators.key] as unknown[];
     const { fit, failed: tooBig } = oversized(items, (i) => `/${o.validators.key}/${all.indexOf(items[i])}`, idOf);
     if (fit.length === 0) throw badRequest(tooBig[0].error);
+    if (large) await nextTurn();
     ctx.body = await runUpload({
       runner: o.runner,
       workflow: o.workflow,

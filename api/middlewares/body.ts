@@ -11,6 +11,7 @@ import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import { parse as parseJson } from '@hapi/bourne';
 import getRawBody from 'raw-body';
 import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from '../errors';
+import { nextTurn, stepped } from '../event-loop-steps';
 
 /** Bodies larger than this, once decompressed, get 413 (docs/api.md). */
 export const BODY_LIMIT = '10mb';
@@ -104,7 +105,12 @@ export function jsonBody(): Middleware {
         req.resume();
         throw readFailure(err, compressed);
       });
-      (ctx.request as { body?: unknown }).body = jsonValue(utf8Text(bytes));
+      ctx.state.bodyBytes = bytes.length;
+      const large = stepped(ctx.state);
+      const text = utf8Text(bytes);
+      if (large) await nextTurn();
+      (ctx.request as { body?: unknown }).body = jsonValue(text);
+      if (large) await nextTurn();
     }
     await next();
   };

@@ -3,6 +3,7 @@ import { badRequest, payloadTooLarge, unsupportedMediaType } from '../errors';
 import { compileBody, compileParams, firstErrorMessage } from '../../domain/contracts/ajv';
 import { firstIllFormedText } from '../../domain/contracts/json-walk';
 import { namedSchemas, type Operation } from '../schemas/operations';
+import { nextTurn, stepped } from '../event-loop-steps';
 import { isJsonRequest } from './body';
 
 /** The cleaned request: unknown body fields removed, defaults filled in, query and headers typed. */
@@ -17,6 +18,8 @@ export interface ValidatedInput<Body = Record<string, unknown>, Query = Record<s
 
 export interface ValidatedState {
   input: ValidatedInput;
+  /** Bytes of the request body as read (middlewares/body.ts); a large one is checked in steps. */
+  bodyBytes?: number;
 }
 
 /** Headers of an operation as one object schema, keyed by canonical header name. */
@@ -63,6 +66,7 @@ export function validate(operation: Operation): Middleware<ValidatedState> {
         throw badRequest(
           `${illFormed || 'request body'} is not valid Unicode text (it holds a lone UTF-16 surrogate such as \\ud800)`,
         );
+      if (stepped(ctx.state)) await nextTurn();
       if (!validateBody(body)) {
         const message = firstErrorMessage(validateBody, '');
         // An upload's item array is the only array one level down in an envelope.
@@ -71,6 +75,7 @@ export function validate(operation: Operation): Middleware<ValidatedState> {
           operation.bodyEnvelope && first?.keyword === 'maxItems' && first.instancePath.lastIndexOf('/') === 0;
         throw tooManyItems ? payloadTooLarge(message) : badRequest(message);
       }
+      if (stepped(ctx.state)) await nextTurn();
     }
 
     const query: Record<string, unknown> = {};
