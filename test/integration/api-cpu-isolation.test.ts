@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'mocha';
 import { supportCase } from '../helpers/factories';
 import { apiInstance, createKey, type ApiInstance } from '../helpers/harness';
@@ -11,12 +11,15 @@ import { apiInstance, createKey, type ApiInstance } from '../helpers/harness';
  *
  * The API runs in the test's own process, on an instance whose server the test watches: once the
  * API has received the heavy request's whole body, the probes go out (/healthz, and another
- * tenant's small request of the same operation), and they must answer while the heavy one is still
- * in flight. A summary computed on the event loop runs from the moment its body is in, with no turn
- * of the loop before it answers: it would always answer before a probe is even read. (The stored
- * case and the sentiment wait for Weaviate or the embedding servers after their body is in, so
- * there the probes could slip in before the old code held the loop; these two check that the work
- * now never holds it, and that the heavy request answers 200 or a documented 4xx.)
+ * tenant's small request of the same operation), and the test counts the turns of the event loop
+ * until the API has written the heavy answer. A summary computed on the event loop runs from the
+ * moment its body is in, with no turn of the loop before it answers; on a CPU thread, the loop
+ * turns thousands of times meanwhile. (Whether a probe answers before the heavy request is a race
+ * once the heavy work is bounded to a fraction of a second, so the test does not ask it; the
+ * benchmark measures the other tenant's latency, bench:isolation.) The stored case and the
+ * sentiment wait for Weaviate or the embedding servers after their body is in, so there the loop
+ * turned with the old code too: these two check that the work never holds it, and that the heavy
+ * request answers 200 or a documented 4xx.
  */
 
 /** Random three-letter words, a sentence end every `sentence` words (none: one sentence). */
@@ -28,13 +31,6 @@ function randomWords(chars: number, seed: number, sentence = Infinity): string {
   for (let n = 0; n < chars; n += 4)
     words.push(letter() + letter() + letter() + ((words.length + 1) % sentence === 0 ? '.' : ''));
   return words.join(' ');
-}
-
-interface Answer {
-  status: number;
-  body: any;
-  /** Whether the heavy request was still unanswered when this one answered. */
-  heavyInFlight: boolean;
 }
 
 describe("a heavy read never holds the API's event loop (summary, sentiment on the API's CPU threads)", () => {
@@ -81,35 +77,48 @@ describe("a heavy read never holds the API's event loop (summary, sentiment on t
     }).then(async (res) => ({ status: res.status, body: await res.json().catch(() => undefined) }));
   }
 
-  /** Sends `heavy`; once the API has read its body, sends the probes. Says of each answer whether the heavy one was still in flight. */
+  /**
+   * Sends `heavy`; once the API has read its body, sends the probes, and counts the turns of the
+   * event loop (the API's: it runs in this process) until the API has written the heavy answer.
+   * Work done on the loop leaves it no turn between the body's end and the answer; work on a CPU
+   * thread leaves it free, turning thousands of times while the thread works.
+   */
   async function underLoad(o: { path: string; heavy: unknown; probe: unknown }) {
-    let inFlight = true;
     let bodyIn!: () => void;
+    let answerOut!: () => void;
     const received = new Promise<void>((resolve) => (bodyIn = resolve));
-    const watch = (req: IncomingMessage) => {
-      if (req.url === o.path && req.headers.authorization === `Bearer ${hostile}`) req.on('end', () => bodyIn());
+    const written = new Promise<void>((resolve) => (answerOut = resolve));
+    const watch = (req: IncomingMessage, res: ServerResponse) => {
+      if (req.url !== o.path || req.headers.authorization !== `Bearer ${hostile}`) return;
+      req.on('end', () => bodyIn());
+      res.on('finish', () => answerOut());
     };
     instance.server.on('request', watch);
-    const answered = (p: Promise<{ status: number; body: any }>): Promise<Answer> =>
-      p.then((r) => ({ ...r, heavyInFlight: inFlight }));
     try {
-      const heavy = answered(post(o.path, hostile, o.heavy).finally(() => (inFlight = false)));
+      const heavy = post(o.path, hostile, o.heavy);
       await received;
-      const health = answered(
-        fetch(`${instance.url}/healthz`).then(async (r) => ({ status: r.status, body: await r.text() })),
-      );
-      const probe = answered(post(o.path, other, o.probe));
-      return { heavy: await heavy, health: await health, probe: await probe };
+      let turns = 0;
+      let counting = true;
+      const turn = () => {
+        if (!counting) return;
+        turns += 1;
+        setImmediate(turn);
+      };
+      setImmediate(turn);
+      const health = fetch(`${instance.url}/healthz`).then(async (r) => ({ status: r.status, body: await r.text() }));
+      const probe = post(o.path, other, o.probe);
+      await written;
+      counting = false;
+      return { heavy: await heavy, health: await health, probe: await probe, turns };
     } finally {
       instance.server.off('request', watch);
     }
   }
 
   function assertIsolated(r: Awaited<ReturnType<typeof underLoad>>) {
+    assert.ok(r.turns >= 10, `the event loop turned only ${r.turns} times while the heavy request was worked on`);
     assert.equal(r.health.status, 200);
-    assert.ok(r.health.heavyInFlight, '/healthz answered only once the heavy request had');
     assert.equal(r.probe.status, 200, JSON.stringify(r.probe.body));
-    assert.ok(r.probe.heavyInFlight, "the other tenant's request answered only once the heavy request had");
     // 200, or one of the documented 4xx (400 past the CPU budget, 429 with too many waiting): never 5xx.
     assert.ok(
       [200, 400, 429].includes(r.heavy.status),
