@@ -39,10 +39,9 @@ const RETRY_FOR_AN_HOUR: RetryPolicy = {
  * when each activity is scheduled). An attempt is short by construction: an article upload stores
  * in slices of INGEST_SLICE_MS (15 s) of passages, then hands the rest back (workflows/ingestion.ts);
  * a case upload is at most 100 cases of at most 2,000 embedded characters each. So an attempt is
- * its batch's conversion (a CPU thread, a few seconds per megabyte, each article within
- * WORKER_CPU_BUDGET_MS), the slice, and the group in flight when it ends (16 passages, each call
- * possibly waiting for one call of every other tenant at the embedding server): about 30 s on two
- * busy cores. Three minutes leaves room for a much slower machine, and a lost worker is noticed
+ * the slice plus at most one article's conversion (a CPU thread, a few seconds per megabyte, within
+ * WORKER_CPU_BUDGET_MS) and one group of about one embedding call (cut off at the deadline while it
+ * waits for other tenants' calls): about 20 s on two busy cores. Three minutes leaves room for a much slower machine, and a lost worker is noticed
  * by its missing heartbeats within 30 s. A timeout therefore means an overloaded or failing
  * dependency, not a costly input (which fails at once, InputTooCostly, or as a failed item), and
  * an accepted upload must outlive an outage of Weaviate or the embedding servers (a restart, a

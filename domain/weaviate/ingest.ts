@@ -68,8 +68,16 @@ function groups<T>(items: T[], size = GROUP): T[][] {
   return out;
 }
 
-/** Passages embedded and stored together: one heartbeat each, and the points where a slice may end. */
+/**
+ * A group of passages is embedded and stored together (one heartbeat), and a slice may end after
+ * any group. So a group is about one call of the embedding server: at most PASSAGE_GROUP passages
+ * and GROUP_CHARS characters of embedded text (the local server's call holds 2,000, its
+ * `batchChars`), at least one passage. A slice thus ends at most one call after its deadline, and
+ * that call may wait for one call of every other tenant at the server; with groups of 16
+ * passages (8 calls and their waits on two busy cores) a slice overran by minutes.
+ */
 const PASSAGE_GROUP = 16;
+const GROUP_CHARS = 2_000;
 
 /**
  * How long one attempt stores passages before it hands the rest of its batch back to the workflow,
@@ -79,8 +87,13 @@ const PASSAGE_GROUP = 16;
  */
 export const INGEST_SLICE_MS = 15_000;
 
-/** Batches whose passages a worker keeps between slices (a batch is at most about 2 MB of passages). */
-const CACHED_BATCHES = 8;
+/**
+ * Characters of batches (bodies, or their passages once converted) a worker keeps between slices,
+ * so a later slice of the run on this worker neither reads the batch back nor converts it again. A
+ * tenant's slices come back in turn after one slice of each of its other uploads, so the bound is
+ * in characters (about 64 batches of a megabyte), not a few batches a flood would push out.
+ */
+const CACHED_CHARS = 64_000_000;
 
 /** Where a slice of an article upload resumes: the article of the batch, and its passage. */
 export interface ArticleCursor {
@@ -114,9 +127,16 @@ interface ArticleDeps extends Deps {
 type Prepared = PreparedArticle | { error: string };
 
 interface PreparedBatch {
-  /** The articles without their bodies (what the objects store beside each passage). */
+  /** Characters it holds (its bodies when read), for the cache's bound. */
+  chars: number;
+  /** The articles; an article's body is dropped once it is converted. */
   articles: Article[];
-  prepared: Prepared[];
+  /**
+   * Each article's passages, converted when a slice first reaches it: a slice converts only what it
+   * goes on to store, never the whole batch (a batch of a hundred articles is minutes of conversion
+   * on two busy cores, done again by every slice that found the batch out of this worker's cache).
+   */
+  prepared: (Prepared | undefined)[];
 }
 
 const preparedBatches = new Map<string, PreparedBatch>();
@@ -150,20 +170,42 @@ async function prepareOne(deps: ArticleDeps, article: Article): Promise<Prepared
   };
 }
 
-async function preparedBatch(deps: ArticleDeps, input: ArticleSliceInput): Promise<PreparedBatch> {
+/** Converts article `i` of the batch (once: kept with the batch for the later slices on this worker). */
+async function convert(deps: ArticleDeps, batch: PreparedBatch, i: number): Promise<void> {
+  batch.prepared[i] = await prepareOne(deps, batch.articles[i]);
+  batch.articles[i] = { ...batch.articles[i], body: '' };
+}
+
+/** The batch of this run: this worker's copy, or the input's (the first slice's, or the run's read back). */
+async function batchOf(deps: ArticleDeps, input: ArticleSliceInput): Promise<PreparedBatch> {
   const key = deps.run?.runKey;
   const cached = key === undefined ? undefined : preparedBatches.get(key);
-  if (cached) return cached;
+  if (cached && key !== undefined) {
+    // Most recently used last: the bound drops the batch unused the longest.
+    preparedBatches.delete(key);
+    preparedBatches.set(key, cached);
+    return cached;
+  }
   const articles = input.articles ?? (await deps.run?.read());
   if (!articles) throw new Error('a later slice of an article upload was started without its batch');
-  const prepared: Prepared[] = [];
-  for (const article of articles) prepared.push(await prepareOne(deps, article));
-  const batch = { articles: articles.map((a) => ({ ...a, body: '' })), prepared };
+  const chars = articles.reduce((n, a) => n + a.title.length + a.body.length, 0);
+  const batch: PreparedBatch = { chars, articles: [...articles], prepared: articles.map(() => undefined) };
   if (key !== undefined) {
     preparedBatches.set(key, batch);
-    if (preparedBatches.size > CACHED_BATCHES) preparedBatches.delete(preparedBatches.keys().next().value!);
+    let total = 0;
+    for (const b of preparedBatches.values()) total += b.chars;
+    for (const [k, b] of preparedBatches) {
+      if (total <= CACHED_CHARS || k === key) break;
+      preparedBatches.delete(k);
+      total -= b.chars;
+    }
   }
   return batch;
+}
+
+/** The embedded text of a passage (what storeGroup sends), for the group's size. */
+function embeddedChars(meta: Article, passage: { heading: string; text: string }, first: boolean): number {
+  return meta.title.length + passage.heading.length + passage.text.length + (first ? meta.title.length : 0);
 }
 
 /**
@@ -174,7 +216,7 @@ async function preparedBatch(deps: ArticleDeps, input: ArticleSliceInput): Promi
 export async function upsertArticles(deps: ArticleDeps, input: ArticleSliceInput): Promise<ArticleSlice> {
   const started = Date.now();
   const sliceMs = deps.sliceMs ?? INGEST_SLICE_MS;
-  const batch = await preparedBatch(deps, input);
+  const batch = await batchOf(deps, input);
   const client = await deps.weaviate();
   const collection = client.collections.use(COLLECTIONS.articlePassage).withTenant(input.tenant);
   const titleCollection = client.collections.use(COLLECTIONS.articleTitle).withTenant(input.tenant);
@@ -183,17 +225,39 @@ export async function upsertArticles(deps: ArticleDeps, input: ArticleSliceInput
   const fail = (id: string, error: string) => {
     if (!failed.some((f) => f.id === id)) failed.push({ id, error });
   };
+  const count = batch.articles.length;
   let cursor = input.from ?? { article: 0, passage: 0 };
-  while (cursor.article < batch.articles.length) {
-    // The next group: up to PASSAGE_GROUP passages from the cursor on, across articles.
-    const units: { article: number; passage: number }[] = [];
-    while (cursor.article < batch.articles.length && units.length < PASSAGE_GROUP) {
+  const from = cursor;
+  let lastGroupMs = 0;
+  // Steps: an article's conversion, or a group stored. Once its cursor has moved (a conversion alone
+  // is no progress: another worker may take the next slice), a slice ends before a step that its
+  // last group's time says would pass the deadline.
+  while (cursor.article < count) {
+    if (cursor !== from && Date.now() - started + lastGroupMs >= sliceMs)
+      return { stored: completed.length, failed, completed, next: cursor };
+    if (batch.prepared[cursor.article] === undefined) {
+      await convert(deps, batch, cursor.article);
+      continue;
+    }
+    const moved = cursor !== from;
+    // The next group: passages from the cursor on, across articles already converted, about one embedding call.
+    const units: ArticleCursor[] = [];
+    let chars = 0;
+    while (cursor.article < count && units.length < PASSAGE_GROUP) {
       const prepared = batch.prepared[cursor.article];
+      if (prepared === undefined) break;
       if ('error' in prepared) {
         fail(batch.articles[cursor.article].articleId, prepared.error);
         cursor = { article: cursor.article + 1, passage: 0 };
         continue;
       }
+      const size = embeddedChars(
+        batch.articles[cursor.article],
+        prepared.passages[cursor.passage],
+        cursor.passage === 0,
+      );
+      if (units.length > 0 && chars + size > GROUP_CHARS) break;
+      chars += size;
       units.push(cursor);
       cursor =
         cursor.passage + 1 < prepared.passages.length
@@ -201,12 +265,30 @@ export async function upsertArticles(deps: ArticleDeps, input: ArticleSliceInput
           : { article: cursor.article + 1, passage: 0 };
     }
     if (units.length > 0) {
-      const done = await storeGroup({ deps, tenant: input.tenant, batch, units, collection, titleCollection, fail });
+      const groupStarted = Date.now();
+      // Once the slice has moved, its deadline also ends the group's embedding (a call waiting for others'
+      // turns at the server can take long on busy cores): the group is then the next slice's first.
+      const deadline = moved ? AbortSignal.timeout(Math.max(0, started + sliceMs - Date.now())) : undefined;
+      const signal = deadline ? AbortSignal.any([deadline, ...(deps.signal ? [deps.signal] : [])]) : deps.signal;
+      let done: string[];
+      try {
+        done = await storeGroup({
+          deps: { ...deps, signal },
+          tenant: input.tenant,
+          batch,
+          units,
+          collection,
+          titleCollection,
+          fail,
+        });
+      } catch (err) {
+        if (!deadline?.aborted || deps.signal?.aborted) throw err;
+        return { stored: completed.length, failed, completed, next: units[0] };
+      }
       completed.push(...done);
+      lastGroupMs = Date.now() - groupStarted;
     }
     heartbeat({ stored: completed.length });
-    if (cursor.article < batch.articles.length && Date.now() - started >= sliceMs)
-      return { stored: completed.length, failed, completed, next: cursor };
   }
   if (deps.run) preparedBatches.delete(deps.run.runKey);
   return { stored: completed.length, failed, completed };
