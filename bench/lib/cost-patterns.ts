@@ -5,6 +5,7 @@
  * detectors, bidi controls). Every generator is deterministic from its random source and returns
  * exactly the number of UTF-16 code units asked for, never a lone surrogate.
  */
+import { seeded } from '../../domain/tags/softmax';
 
 /** A random source in [0, 1). */
 export type Rng = () => number;
@@ -19,16 +20,9 @@ export function hashSeed(text: string): number {
   return h >>> 0;
 }
 
-/** mulberry32: small, fast and good enough to draw text; the same seed gives the same sequence. */
+/** The same seed gives the same sequence (mulberry32, the tag model's generator). */
 export function rng(seed: number | string): Rng {
-  let a = typeof seed === 'string' ? hashSeed(seed) : seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return seeded(typeof seed === 'string' ? hashSeed(seed) : seed);
 }
 
 const int = (r: Rng, min: number, max: number) => min + Math.floor(r() * (max - min + 1));
