@@ -197,7 +197,7 @@ describe('batch evaluation: a worker killed mid-run', () => {
   });
 
   it('resumes after the worker restarts, and stores every record exactly once', async function () {
-    this.timeout(300_000);
+    this.timeout(360_000);
     const { temporal: client } = await getHarness();
     const tenant = freshTenant('eval-kill');
     const count = 3000;
@@ -223,7 +223,7 @@ describe('batch evaluation: a worker killed mid-run', () => {
     const atKill = p.totals!;
     await sleep(1000);
     await worker.start();
-    const totals = await waitDone(workflowId, 240_000);
+    const totals = await waitDone(workflowId, 300_000);
     assert.ok(atKill.linesDone < count);
     assert.equal(totals.linesDone, count);
     assert.equal(totals.graded + totals.alreadyGraded, count);
