@@ -60,10 +60,11 @@ export function loadApiLimits(env: NodeJS.ProcessEnv = process.env): ApiLimits {
   };
 }
 
-/** The API's CPU threads for the reads' work on tenant text (domain/cpu/read-tasks.ts; docs/api.md, "Input limits"). */
 /**
- * The budget stays under a read attempt's 5 s (api/read-path.ts), so a task past it answers 400
- * rather than being retried as a timeout; the bounded algorithms take well under a second.
+ * The API's CPU threads for the reads' work on tenant text (domain/cpu/read-tasks.ts; docs/api.md,
+ * "Input limits"). The budget stays under a read attempt's 5 s (api/read-path.ts), so a task past
+ * it answers 400 rather than being retried as a timeout; the bounded algorithms take well under a
+ * second.
  */
 export const DEFAULT_API_CPU = { threads: 2, budgetMs: 3000, maxQueuedPerTenant: 16 };
 
