@@ -4,7 +4,7 @@
 import { positiveEnv } from '../domain/config';
 import type { CpuPoolOptions } from '../domain/cpu/pool';
 import { TAG_TRAINER, type TagTrainerTiming } from '../workflows/tag-training';
-import { ApiLimits, DEFAULT_LIMITS } from './app';
+import { type ApiLimits, DEFAULT_LIMITS } from './app-deps';
 import type { FairAdmissionOptions } from './middlewares/fair-admission';
 import { DEFAULT_RECEIVE_TIMEOUT_MS } from './http-server';
 

@@ -11,7 +11,7 @@
  */
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
-import type { ApiLimits } from '../app';
+import type { ApiLimits } from '../app-deps';
 import { KeyVerifier, authenticate, requireScope } from '../middlewares/auth';
 import { jsonBody } from '../middlewares/body';
 import { deadline, earlyDeadline } from '../middlewares/deadline';

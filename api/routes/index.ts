@@ -3,7 +3,7 @@
  * endpoint group under /v1.
  */
 import Router from '@koa/router';
-import type { RouteDeps } from '../app';
+import type { RouteDeps } from '../app-deps';
 import { FairQueue, fairAdmission } from '../middlewares/fair-admission';
 import { rateLimit } from '../middlewares/rate-limit';
 import { tokenBudget } from '../middlewares/token-budget';

@@ -1,7 +1,7 @@
 /** What every route module receives. */
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { RouteDeps } from '../app';
+import type { RouteDeps } from '../app-deps';
 
 export type RouterDeps = RouteDeps & {
   rateLimiter: Middleware;

@@ -6,7 +6,7 @@
  * sample; every upload carries a case id of its own, and the acknowledged ones are kept.
  */
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_LIMITS } from '../../api/app';
+import { DEFAULT_LIMITS } from '../../api/app-deps';
 
 export type Kind = 'search' | 'ask' | 'upload' | 'evaluate';
 
