@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { IngestResult } from '../domain/weaviate/ingest';
-import type { Operation } from '../workflows/constants';
+import { MAX_ITEM_BYTES, type Operation } from '../workflows/constants';
 import { ApiError, badRequest } from './errors';
 import { nextTurn, stepped } from './event-loop-steps';
 import type { AuthState } from './middlewares/auth';
@@ -23,9 +23,6 @@ import type { WorkflowRunner } from './workflow-runner';
 
 /** Serialized bytes and items per batch. */
 export const BATCH_LIMITS = { bytes: 512 * 1024, items: 100 };
-
-/** One item must fit a workflow payload (Temporal refuses payloads of 2 MiB) with room to spare. */
-export const MAX_ITEM_BYTES = 1536 * 1024;
 
 /** Bytes of items as JSON, measured once per item (`oversized`, then `toBatches`). */
 const measured = new WeakMap<object, number>();

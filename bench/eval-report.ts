@@ -38,7 +38,8 @@ import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-ca
 import { seeded } from '../domain/tags/softmax';
 import { closeWeaviate, connectWeaviate } from '../domain/weaviate/client';
 import { COLLECTIONS, ensureCollections } from '../domain/weaviate/collections';
-import { insertResults, type EvalResult } from '../domain/weaviate/eval-results';
+import type { EvalResult } from '../domain/evaluation/results';
+import { insertResults } from '../domain/weaviate/eval-results';
 import { mapPool } from './lib/api-client';
 import { loadBanking77 } from './lib/datasets';
 import { nodeArgs } from '../scripts/commands';

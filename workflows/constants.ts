@@ -10,6 +10,12 @@ export const ChatIdAttr = defineSearchAttributeKey('ChatId', SearchAttributeType
 export const DEFAULT_TASK_QUEUE = 'support-ai';
 
 /**
+ * The most bytes (as JSON) of one item a workflow takes as input (an uploaded item, an evaluate request): it must fit
+ * a workflow payload (Temporal refuses payloads of 2 MiB) with room to spare.
+ */
+export const MAX_ITEM_BYTES = 1536 * 1024;
+
+/**
  * A tenant's share of every task queue: its tasks carry the tenant as their fairness key, so the
  * server (with `matching.enableFairness`) hands each queue's tasks out in turn between tenants, by
  * equal weights, instead of in the order they came (docs/api.md, "Fair sharing between tenants").

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { searchedQuestion } from '../../domain/ask/bounds';
 import type { AskRequest } from '../../domain/contracts/ask';
+import { productList } from '../../domain/contracts/search';
 import type { FeedbackRequest } from '../../domain/contracts/feedback';
 import { statedLanguage } from '../../domain/text/language';
 import { findAnswer, storeFeedback } from '../../domain/weaviate/answers';
@@ -20,7 +21,6 @@ import { within } from '../readiness';
 import { AGENT_VIEW_SCOPE } from '../scopes';
 import { operation } from '../schemas/operations';
 import { guard } from './guard';
-import { productList } from './search';
 import { markFallback, readRoute, type ReadRequest } from './read-route';
 import { phaseTimings } from './server-timing';
 import type { RouteModule, RouterDeps } from './types';

@@ -5,13 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { UseCaseError } from '../../domain/evaluation/use-cases';
 import { evaluateWorkflow } from '../../workflows';
-import { OPERATIONS } from '../../workflows/constants';
+import { MAX_ITEM_BYTES, OPERATIONS } from '../../workflows/constants';
 import { ApiError, badRequest, payloadTooLarge } from '../errors';
 import type { Logger } from '../logger';
 import type { AuthState } from '../middlewares/auth';
 import type { EvaluateRequest, Rule } from '../../domain/contracts/evaluation';
 import { operation } from '../schemas/operations';
-import { MAX_ITEM_BYTES } from '../uploads';
 import { guard } from './guard';
 import { markFallback } from './read-route';
 import type { RouteModule, RouterDeps } from './types';

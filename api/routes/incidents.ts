@@ -1,11 +1,11 @@
 /** POST /v1/incidents: one record, stored durably, answered 201 with its id. */
 import { upsertIncidentWorkflow } from '../../workflows';
-import { OPERATIONS } from '../../workflows/constants';
+import { MAX_ITEM_BYTES, OPERATIONS } from '../../workflows/constants';
 import { payloadTooLarge } from '../errors';
 import type { AuthState } from '../middlewares/auth';
 import type { IncidentUpload } from '../../domain/contracts/incident';
 import { operation } from '../schemas/operations';
-import { MAX_ITEM_BYTES, contentKey } from '../uploads';
+import { contentKey } from '../uploads';
 import { guard } from './guard';
 import type { RouteModule } from './types';
 

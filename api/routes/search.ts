@@ -5,7 +5,12 @@ import { badRequest } from '../errors';
 import { requireBusiness } from '../middlewares/auth';
 import { presentArticleHit, presentCaseHit } from '../presenters/search';
 import { operation } from '../schemas/operations';
-import { CASE_SEARCH_WINDOW, type SearchArticlesQuery, type SearchCasesRequest } from '../../domain/contracts/search';
+import {
+  CASE_SEARCH_WINDOW,
+  productList,
+  type SearchArticlesQuery,
+  type SearchCasesRequest,
+} from '../../domain/contracts/search';
 import { guard } from './guard';
 import { readRoute, type ReadRequest } from './read-route';
 import type { RouteModule } from './types';
@@ -24,13 +29,6 @@ export function caseSearchWindow(
     throw badRequest(`/offset + /limit must not exceed ${CASE_SEARCH_WINDOW} (got ${offset + limit})`);
   return { offset, limit };
 }
-
-/** "a, b ,c" → ["a", "b", "c"]; several products are searched one by one and merged. */
-export const productList = (productId?: string) =>
-  (productId ?? '')
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
 
 export const searchRoutes: RouteModule = (router, deps) => {
   const cases = operation('searchCases');

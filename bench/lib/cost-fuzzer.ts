@@ -14,7 +14,7 @@
 import type { AnySchemaObject, ValidateFunction } from 'ajv';
 import { BODY_LIMIT } from '../../api/middlewares/body';
 import { namedSchemas, operation, type OperationId } from '../../api/schemas/operations';
-import { MAX_ITEM_BYTES } from '../../api/uploads';
+import { MAX_ITEM_BYTES } from '../../workflows/constants';
 import { compile, configAjv, firstErrorMessage, paramAjv } from '../../domain/contracts/ajv';
 import type { Article } from '../../domain/contracts/article';
 import type { Case } from '../../domain/contracts/case';

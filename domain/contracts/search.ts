@@ -5,6 +5,16 @@ import { anyOfRule, epochMillis, id, list, LIMITS, nonEmpty, presentNotBlank, st
 /** The largest `offset + limit` of case search (spec rule 4). */
 export const CASE_SEARCH_WINDOW = 200;
 
+/**
+ * "a, b ,c" → ["a", "b", "c"]: the `productId` of a search or an ask may name several products, searched one by
+ * one and merged.
+ */
+export const productList = (productId?: string) =>
+  (productId ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+
 const pageSize = (description: string) => ({
   type: 'integer' as const,
   minimum: 1,

@@ -22,13 +22,12 @@ import {
   gradedRecordIds,
   insertResults,
   resultUseCases,
-  type EvalResult,
 } from '../weaviate/eval-results';
 import { gradeOutput } from './grade';
 import { asksOnTopic, topicSimilarities } from './topic';
 import type { Progress } from '../progress';
 import type { Redaction } from './redact';
-import type { Grading } from './results';
+import type { EvalResult, Grading } from './results';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE_TYPES } from '../failures';
 import type { CpuPool } from '../cpu/pool';

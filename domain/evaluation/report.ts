@@ -10,7 +10,7 @@
  * terminal) and report-html.ts (a standalone page with charts).
  */
 import { DDSketch } from '@datadog/sketches-js';
-import type { EvalResult } from '../weaviate/eval-results';
+import type { ReportRow } from './results';
 import { holm, twoProportionTest, wilson } from './report-stats';
 
 export { wilson } from './report-stats';
@@ -24,12 +24,6 @@ export interface ReportScope {
   /** Metadata conditions, all of which must hold (`key=value`, compared as text). */
   where: [string, string][];
 }
-
-/** What a report reads of a result (not the messages or the output). */
-export type ReportRow = Pick<
-  EvalResult,
-  'recordId' | 'model' | 'useCase' | 'loggedAt' | 'latencyMs' | 'metadata' | 'correctness' | 'rules'
->;
 
 export interface PeriodStat {
   /** First day of the period (UTC, YYYY-MM-DD); weeks start on Monday. */

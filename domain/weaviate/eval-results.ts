@@ -5,33 +5,12 @@
  * redacted text is stored (domain/evaluation/redact.ts).
  */
 import { Filters, type WeaviateClient } from 'weaviate-client';
-import type { ReportRow } from '../evaluation/report';
-import type { Grading } from '../evaluation/results';
+import type { EvalResult, ReportRow } from '../evaluation/results';
 import { COLLECTIONS, tenantCollection } from './collections';
 import { objectId } from './ingest';
 
 interface Deps {
   weaviate: () => Promise<WeaviateClient>;
-}
-
-export interface EvalResult {
-  recordId: string;
-  runId: string;
-  model: string;
-  judge: string;
-  useCase: string;
-  /** The call's timestamp (epoch ms), or when it was imported when the record had none. */
-  loggedAt: number;
-  /** The call's latency, or null when the record had none. */
-  latencyMs: number | null;
-  metadata: Record<string, unknown>;
-  messages: { role: string; content: string }[];
-  output: string;
-  correctness: Grading['correctness'];
-  rules: (Grading['rules'][number] & { severity: string; category: string })[];
-  /** Placeholders put in by redaction. */
-  redactions: number;
-  gradedAt: number;
 }
 
 const resultId = (tenant: string, recordId: string) => objectId(tenant, 'eval-result', recordId);

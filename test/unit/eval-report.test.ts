@@ -4,7 +4,7 @@ import { buildReport, ReportBuilder, wilson } from '../../domain/evaluation/repo
 import { holm, twoProportionTest } from '../../domain/evaluation/report-stats';
 import { renderHtml } from '../../domain/evaluation/report-html';
 import { renderMarkdown } from '../../domain/evaluation/report-markdown';
-import type { EvalResult } from '../../domain/weaviate/eval-results';
+import type { EvalResult } from '../../domain/evaluation/results';
 
 const result = (o: Partial<EvalResult> & { outcome?: 'pass' | 'fail' | 'not_applicable' }): EvalResult => ({
   recordId: 'r',

@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
 import { articleSections, detectLanguage, snippet, toPassages } from '../../domain/text/article-text';
 import { caseText } from '../../domain/text/records';
-import { caseSearchWindow, productList } from '../../api/routes/search';
+import { productList } from '../../domain/contracts/search';
+import { caseSearchWindow } from '../../api/routes/search';
 import { lastById, toBatches } from '../../api/uploads';
 
 describe('toBatches', () => {
