@@ -8,6 +8,7 @@ import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier/flat';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import local from './scripts/lint/no-import-cycle.mjs';
 
 /** Top-level folders that only tooling may import: production code never reaches into them. */
 const TOOLING = ['scripts', 'test', 'bench'];
@@ -80,6 +81,12 @@ export default defineConfig([
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
     },
+  },
+  {
+    // No module imports itself through others, types included (scripts/lint/no-import-cycle.mjs).
+    files: ['**/*.ts'],
+    plugins: { local },
+    rules: { 'local/no-import-cycle': 'error' },
   },
   {
     files: ['domain/**/*.ts'],

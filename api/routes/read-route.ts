@@ -12,7 +12,7 @@
  */
 import type { Context, Middleware } from 'koa';
 import { forTenant, LOCAL_CHAT, type ChatGateway } from '../../domain/models/chat';
-import type { SearchPhase } from '../../domain/weaviate/retrieve';
+import type { SearchPhase } from '../../domain/timings';
 import { FALLBACK_RESERVE_MS, type Operation } from '../../workflows/constants';
 import { ApiError } from '../errors';
 import type { AuthState } from '../middlewares/auth';

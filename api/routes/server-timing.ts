@@ -1,4 +1,4 @@
-import type { SearchPhase } from '../../domain/weaviate/retrieve';
+import type { SearchPhase } from '../../domain/timings';
 import type { ReadTiming } from '../read-path';
 
 /** `Server-Timing` (W3C): the read's phases and its total, so clients and benchmarks see where time goes. */

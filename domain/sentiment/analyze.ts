@@ -7,7 +7,7 @@
 import { inlineRead, messageLanguage as readLanguage, type ReadCpu } from '../cpu/read-tasks';
 import type { ChatGateway } from '../models/chat';
 import type { Embedder } from '../models/embeddings';
-import type { SearchPhase } from '../weaviate/retrieve';
+import type { SearchPhase } from '../timings';
 import { localModel, scoreLocal, type SentimentScore } from './local-engine';
 import { scoreWithModel } from './model-engine';
 

@@ -23,7 +23,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Embedder } from '../models/embeddings';
-import type { SearchPhase } from '../weaviate/retrieve';
+import type { SearchPhase } from '../timings';
 import { type LinearModel, predict } from './classifier';
 import { lexicalCue } from './lexicon';
 import { type CutPoints, labelFor, scoreFromRaw, type SentimentLabel } from './levels';

@@ -10,7 +10,7 @@ import { inlineRead, type ReadCpu } from '../cpu/read-tasks';
 import type { ChatGateway } from '../models/chat';
 import { COLLECTIONS, tenantCollection } from '../weaviate/collections';
 import { objectId } from '../weaviate/ingest';
-import type { SearchPhase } from '../weaviate/retrieve';
+import type { SearchPhase } from '../timings';
 import type { ConversationText } from './conversation';
 import type { SummaryDraft } from './local-engine';
 import { summarizeWithModel } from './model-engine';

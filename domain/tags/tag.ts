@@ -16,7 +16,7 @@ import type { ChatGateway } from '../models/chat';
 import type { Embedder } from '../models/embeddings';
 import { TagModelCache } from '../weaviate/tag-models';
 import { embeddedPart } from '../text/records';
-import type { SearchPhase } from '../weaviate/retrieve';
+import type { SearchPhase } from '../timings';
 import { tagPredictor, type TagModel, type TagScore } from './model';
 import { MODEL_VOCABULARY, tagWithModel } from './model-engine';
 

@@ -6,6 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Collection as WeaviateCollection, Filters, FilterValue, WeaviateClient } from 'weaviate-client';
 import type { Embedder } from '../models/embeddings';
 import { snippet } from '../text/article-text';
+import type { SearchPhase } from '../timings';
 import { COLLECTIONS, tenantCollection } from './collections';
 import { objectId } from './ingest';
 
@@ -14,9 +15,6 @@ export const RETRIEVAL = {
   cases: { alpha: 0.75, queryProperties: ['subject^5', 'description^2', 'comments'] },
   articles: { alpha: 0.6, queryProperties: ['title^3', 'heading^2', 'text'], passagesPerResult: 4 },
 };
-
-/** The phases of a search, timed when the caller asks (the API's Server-Timing header). */
-export type SearchPhase = 'tenant' | 'embed' | 'hybrid' | 'compose' | 'model' | 'session';
 
 export interface Deps {
   weaviate: () => Promise<WeaviateClient>;
