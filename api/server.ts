@@ -3,10 +3,9 @@
  * connects to Temporal, listens, and closes cleanly on SIGINT/SIGTERM.
  */
 import { Client, Connection } from '@temporalio/client';
-import { type LogLevel, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
 import type { Server } from 'node:http';
 import path from 'node:path';
-import { loadServicesConfig, positiveEnv } from '../domain/config';
 import { createCpuPool } from '../domain/cpu/pool';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-cases';
 import { meteredChatGateway } from '../domain/models/token-meter';
@@ -21,12 +20,12 @@ import { temporalLogger } from '../worker/logger';
 import { AnsweredAsks } from './answered-asks';
 import { createApp } from './app';
 import { listen } from './http-server';
-import { loadApiCpu, loadApiLimits, loadTagTrainerTiming, rateLimitMaxUnsynced, receiveTimeoutMs } from './config';
+import { type ApiConfig, loadApiConfig } from './config';
 import { logger } from './logger';
 import { cachedVerifier, failFastVerifier } from './middlewares/auth';
 import { DependencyHealth } from './dependency-health';
 import { ensureRetentionSchedule } from './eval-batches';
-import { DEFAULT_SYNC_MS, SharedWindowCounter } from './rate-limiter';
+import { SharedWindowCounter } from './rate-limiter';
 import { ReadLog } from './read-log';
 import { ReadRunner } from './read-path';
 import { createReadiness, dependencyProbes } from './readiness';
@@ -37,14 +36,21 @@ export interface ServerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
-export async function startServer(
-  env = process.env,
-  o: ServerOptions = {},
-): Promise<{ server: Server; close(): Promise<void> }> {
-  const config = loadServicesConfig(env);
-  const port = Number(env.API_PORT ?? 3000);
-  const cpuOptions = loadApiCpu(env);
-  if (env.LOG_LEVEL) logger.level = env.LOG_LEVEL;
+/** The API started from `env` (tests and in-process stacks): its configuration parsed, then startApi. */
+export async function startServer(env = process.env, o: ServerOptions = {}): Promise<RunningApi> {
+  return startApi({ ...o, config: loadApiConfig(env) });
+}
+
+export interface RunningApi {
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** The API with its configuration parsed already (api/config.ts): nothing here reads the environment. */
+export async function startApi(o: ServerOptions & { config: ApiConfig }): Promise<RunningApi> {
+  const settings = o.config;
+  const config = settings.services;
+  logger.level = settings.logLevel;
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   // The ask worker's connection, shared with the client that starts asks eagerly (eager starts need that).
@@ -63,15 +69,15 @@ export async function startServer(
   const rateCounter = new SharedWindowCounter({
     windowMs: 60_000,
     store: new WeaviateRateCounts(weaviate),
-    syncMs: positiveEnv(env, 'RATE_LIMIT_SYNC_MS', DEFAULT_SYNC_MS),
-    maxUnsynced: rateLimitMaxUnsynced(env),
+    syncMs: settings.rateLimit.syncMs,
+    maxUnsynced: settings.rateLimit.maxUnsynced,
     logger,
   });
   // Searches run here (read-path.ts): this process embeds queries and queries Weaviate itself.
   const readLog = new ReadLog({
     client: temporal,
     taskQueue: config.temporal.taskQueue,
-    flushMs: positiveEnv(env, 'READ_LOG_FLUSH_MS', 10_000),
+    flushMs: settings.readLogFlushMs,
     logger,
   });
   const english = createEnglishEncoder(config);
@@ -81,19 +87,19 @@ export async function startServer(
   const { chat, meter: tokens } = meteredChatGateway({
     config: config.chat,
     weaviate,
-    syncMs: positiveEnv(env, 'TOKEN_SYNC_MS', 1000),
+    syncMs: settings.tokenSyncMs,
     log: (level, message, meta) => logger[level](meta, message),
   });
   // Asks run here, in this process's ask worker, with the same clients as the reads (worker/ask-worker.ts).
   const answered = new AnsweredAsks();
-  const eagerAsks = env.ASK_EAGER_START !== 'false';
+  const eagerAsks = settings.eagerAsks;
   const askWorker = await startAskWorker({
     connection: askConnection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     deps: { weaviate, embedder, english, chat },
     workflowBundle: o.workflowBundle,
-    maxActivities: positiveEnv(env, 'API_MAX_MODEL_ACTIVITIES', 4),
+    maxActivities: settings.maxModelActivities,
     onEnded: (workflowId, outcome) => answered.deliver(workflowId, outcome),
   });
   const sentimentModel = chat.engine === 'local' ? localModel() : undefined;
@@ -108,14 +114,15 @@ export async function startServer(
   const probes = dependencyProbes({ temporalProbe, weaviate, config });
   const health = new DependencyHealth({ probes, logger, failuresToOpen: { temporal: 3, weaviate: 3 } }).start();
   // The reads' work on tenant text (summary, sentiment, tag) runs on these threads, off the event loop.
-  const cpu = createCpuPool(cpuOptions);
-  const useCases = new UseCaseStore(env.USE_CASES_DIR ? path.resolve(env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR);
+  const cpu = createCpuPool(settings.cpu);
+  const useCases = new UseCaseStore(settings.useCasesDir ? path.resolve(settings.useCasesDir) : DEFAULT_USE_CASES_DIR);
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({
     runner: new WorkflowRunner(
       temporal,
       config.temporal.taskQueue,
       eagerAsks ? new Client({ connection: askConnection, namespace: config.temporal.namespace }) : undefined,
+      settings.workerPresenceWindowMs,
     ),
     answered,
     // Only a run started eagerly is sure to run here, where the prefetched embedding is.
@@ -126,25 +133,22 @@ export async function startServer(
     tokens,
     useCases,
     reads,
-    verifier: cachedVerifier(
-      failFastVerifier(new ApiKeyStore(weaviate), health),
-      Number(env.KEY_CACHE_TTL_MS ?? 10_000),
-    ),
+    verifier: cachedVerifier(failFastVerifier(new ApiKeyStore(weaviate), health), settings.keyCacheTtlMs),
     readiness: createReadiness({ probes, config, chat }),
     health,
     logger,
-    limits: loadApiLimits(env),
+    limits: settings.limits,
     rateCounter,
-    trustProxy: env.TRUST_PROXY === 'true',
-    tagTraining: loadTagTrainerTiming(env),
+    trustProxy: settings.trustProxy,
+    tagTraining: settings.tagTraining,
     cpu,
   });
   const server = await listen(app, {
-    port,
-    host: env.API_HOST ?? '127.0.0.1',
-    receiveTimeoutMs: receiveTimeoutMs(env),
+    port: settings.port,
+    host: settings.host,
+    receiveTimeoutMs: settings.receiveTimeoutMs,
   });
-  logger.info({ port }, 'API listening');
+  logger.info({ port: settings.port }, 'API listening');
   return {
     server,
     async close() {
@@ -163,18 +167,25 @@ export async function startServer(
   };
 }
 
-if (require.main === module) {
+/** The API process: its configuration is read once, here; a bad setting stops it before anything starts. */
+function main(): void {
+  const failed = (err: unknown) => {
+    logger.error({ err }, 'API failed to start');
+    process.exit(1);
+  };
+  let config: ApiConfig;
+  try {
+    config = loadApiConfig(process.env);
+  } catch (err) {
+    return failed(err);
+  }
   // The ask worker's runtime logs through the API's log (worker/ask-worker.ts).
-  Runtime.install({ logger: temporalLogger((process.env.WORKER_LOG_LEVEL as LogLevel) ?? 'WARN', logger) });
-  startServer().then(
-    ({ close }) => {
-      const stop = () => void close().then(() => process.exit(0));
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    },
-    (err) => {
-      logger.error({ err }, 'API failed to start');
-      process.exit(1);
-    },
-  );
+  Runtime.install({ logger: temporalLogger(config.workerLogLevel, logger) });
+  startApi({ config }).then(({ close }) => {
+    const stop = () => void close().then(() => process.exit(0));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  }, failed);
 }
+
+if (require.main === module) main();

@@ -7,6 +7,9 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 
+/** A worker polls again within Temporal's long-poll interval (10 s) with room for a slow turn (WORKER_PRESENCE_WINDOW_MS). */
+export const DEFAULT_WORKER_PRESENCE_WINDOW_MS = 25_000;
+
 export class WorkerPresence {
   private lastSeen = 0;
 
@@ -14,7 +17,7 @@ export class WorkerPresence {
     private readonly client: Client,
     private readonly namespace: string,
     private readonly taskQueue: string,
-    private readonly windowMs = Number(process.env.WORKER_PRESENCE_WINDOW_MS ?? 25_000),
+    private readonly windowMs = DEFAULT_WORKER_PRESENCE_WINDOW_MS,
   ) {}
 
   async isPolling(): Promise<boolean> {

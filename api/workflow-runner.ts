@@ -56,8 +56,10 @@ export class WorkflowRunner {
      * through `client`, whose calls an abort signal can end (a NativeConnection's cannot).
      */
     readonly eagerClient?: Client,
+    /** With no poll of a worker within it, workflow starts answer 503 (WORKER_PRESENCE_WINDOW_MS). */
+    presenceWindowMs?: number,
   ) {
-    this.presence = new WorkerPresence(client, client.options.namespace, taskQueue);
+    this.presence = new WorkerPresence(client, client.options.namespace, taskQueue, presenceWindowMs);
   }
 
   /** The id of the workflow `start` starts for `operation`, `tenant` and `key`. */

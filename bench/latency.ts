@@ -24,9 +24,9 @@
  */
 import { Command } from 'commander';
 import os from 'node:os';
-import { loadServicesConfig } from '../domain/config';
 import { searchArticles, searchCases } from '../domain/weaviate/retrieve';
 import { OPERATIONS } from '../workflows/constants';
+import { loadWorkerConfig } from '../worker/config';
 import { createActivityDeps } from '../worker/deps';
 import { ApiClient, chunks } from './lib/api-client';
 import { createRawEmbedder } from './lib/raw-embedder';
@@ -110,8 +110,9 @@ async function withLoadSamples<T>(
 }
 
 function kinds(app: InProcessApp, client: ApiClient, tenant: string): Kind[] {
-  const config = loadServicesConfig();
-  const deps = createActivityDeps(config);
+  const workerConfig = loadWorkerConfig();
+  const config = workerConfig.services;
+  const deps = createActivityDeps(workerConfig);
   const rawDeps = { ...deps, embedder: createRawEmbedder(config.embeddings) };
   const embedWith = (embedder: typeof deps.embedder) => async (query: string) => {
     await embedder.embed({ texts: [query], inputType: 'query', tenant });

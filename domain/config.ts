@@ -2,6 +2,7 @@
  * Settings shared by the worker and the API, read once from the environment and validated.
  * The launcher (scripts/stack), docker-compose.yml and the README use the same variable names.
  */
+import { flag, int, ms, num, oneOf, parseSettings, port, type SettingValues, text, url } from './settings';
 
 export interface ServicesConfig {
   temporal: { address: string; namespace: string; taskQueue: string };
@@ -89,91 +90,123 @@ export interface ChatSettings {
 /** The default `frequency_penalty`: enough to stop a small model's loops (docs/benchmarks.md, bench:models). */
 export const DEFAULT_FREQUENCY_PENALTY = 0.5;
 
-/** A number from `min` to `max` from the environment, or the fallback. */
-function rangeEnv(env: NodeJS.ProcessEnv, name: string, o: { min: number; max: number; fallback: number }): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return o.fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < o.min || value > o.max)
-    throw new Error(`${name} must be a number from ${o.min} to ${o.max}, got "${raw}"`);
-  return value;
-}
+/** Log levels of the processes' own logs (pino) and of the Temporal runtime inside them. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const TEMPORAL_LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
-/** One of `choices` from the environment, or the fallback. */
-function choiceEnv<T extends string>(env: NodeJS.ProcessEnv, name: string, choices: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!(choices as readonly string[]).includes(raw))
-    throw new Error(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
+/**
+ * The settings both the worker and the API read (README, "Ports" and the settings tables; "A real
+ * chat model"). Each process parses them with its own (api/config.ts, worker/config.ts) at start.
+ */
+export const SERVICE_SETTINGS = {
+  TEMPORAL_ADDRESS: text({ default: '127.0.0.1:7233', doc: "Temporal frontend's gRPC address, host:port" }),
+  TEMPORAL_NAMESPACE: text({ default: 'default', doc: 'Temporal namespace' }),
+  TASK_QUEUE: text({ default: 'support-ai', doc: 'Temporal task queue of the worker and the API' }),
+  WEAVIATE_HOST: text({ default: '127.0.0.1', doc: "Weaviate's host" }),
+  WEAVIATE_HTTP_PORT: port({ default: 8080, doc: "Weaviate's HTTP port" }),
+  WEAVIATE_GRPC_PORT: port({ default: 50051, doc: "Weaviate's gRPC port" }),
+  WEAVIATE_API_KEY: text({ doc: "Weaviate's API key; none: anonymous access" }),
+  WEAVIATE_REPLICATION_FACTOR: int({ default: 1, doc: 'Copies of each object in the collections created' }),
+  WEAVIATE_CONSISTENCY: oneOf(['ONE', 'QUORUM', 'ALL'], { default: 'QUORUM', doc: 'Consistency of reads and writes' }),
+  EMBEDDINGS_URL: url({
+    default: 'http://127.0.0.1:8000/v1',
+    doc: 'The embedding server of passages and long queries',
+  }),
+  EMBEDDINGS_QUERY_URL: url({ doc: 'A second embedding server for short queries; none: EMBEDDINGS_URL serves all' }),
+  EMBEDDINGS_FAST_LANE_TOKENS: int({ default: 256, doc: 'Token bound of a query sent to EMBEDDINGS_QUERY_URL' }),
+  EMBEDDINGS_API_KEY: text({ default: 'local', doc: "The embedding servers' key" }),
+  EMBEDDINGS_MODEL: text({ default: 'multilingual-e5-small', doc: 'The embedding model' }),
+  EMBEDDINGS_TIMEOUT_MS: ms({ default: 60_000, doc: 'Timeout of one embedding call' }),
+  EMBEDDINGS_BATCH_SIZE: int({ default: 4, doc: 'Passages per embedding call' }),
+  EMBEDDINGS_BATCH_CHARS: int({ default: 2000, doc: 'Characters of passages per embedding call' }),
+  EMBEDDINGS_MAX_TOKENS: int({ default: 512, doc: "The embedding model's input window in tokens" }),
+  EMBEDDINGS_QUERY_TIMEOUT_MS: ms({ default: 4000, doc: "Time a query's embedding may take, waiting included" }),
+  EMBEDDINGS_MAX_IN_FLIGHT: int({ default: 1, doc: 'Calls one process has at each embedding server at once' }),
+  TAG_EMBEDDINGS_URL: url({ doc: "The tag model's English encoder; none: tags read the case embedding and words" }),
+  TAG_EMBEDDINGS_MODEL: text({ default: 'bge-small-en-v1.5', doc: "The English encoder's model" }),
+  CHAT_BASE_URL: url({ doc: 'The chat completions API; with it or a key, the model answers' }),
+  CHAT_API_KEY: text({ doc: "The chat model's key" }),
+  OPENAI_API_KEY: text({ doc: "The chat model's key, when CHAT_API_KEY is not set" }),
+  CHAT_MODEL: text({ default: 'gpt-4o-mini', doc: 'The chat model' }),
+  CHAT_TIMEOUT_MS: ms({ default: 30_000, doc: 'Timeout of one model call' }),
+  CHAT_CONTEXT_TOKENS: int({ default: DEFAULT_CONTEXT_TOKENS, doc: "The model's context window in tokens" }),
+  CHAT_MAX_TOKENS_ASK: int({ default: DEFAULT_MAX_TOKENS.ask, doc: '`max_tokens` of ask' }),
+  CHAT_MAX_TOKENS_FOLLOW_UP: int({ default: DEFAULT_MAX_TOKENS.followUp, doc: '`max_tokens` of follow-ups' }),
+  CHAT_MAX_TOKENS_SUMMARY: int({ default: DEFAULT_MAX_TOKENS.summary, doc: '`max_tokens` of summary' }),
+  CHAT_MAX_TOKENS_SENTIMENT: int({ default: DEFAULT_MAX_TOKENS.sentiment, doc: '`max_tokens` of sentiment' }),
+  CHAT_MAX_TOKENS_TAGS: int({ default: DEFAULT_MAX_TOKENS.tags, doc: '`max_tokens` of tags' }),
+  CHAT_MAX_TOKENS_JUDGE: int({ default: DEFAULT_MAX_TOKENS.judge, doc: "`max_tokens` of evaluate's judge" }),
+  CHAT_RESPONSE_FORMAT: oneOf(['auto', 'json_schema', 'json_object'], { default: 'auto', doc: 'Response format' }),
+  CHAT_FALLBACK: oneOf(['local', 'none'], { default: 'local', doc: 'What answers when the model fails' }),
+  CHAT_FREQUENCY_PENALTY: num({ min: -2, max: 2, default: DEFAULT_FREQUENCY_PENALTY, doc: '`frequency_penalty`' }),
+  CHAT_BOUNDED_STRINGS: flag({ default: false, doc: "A `maxLength` on a reply schema's free-text strings" }),
+  TOKEN_SYNC_MS: ms({ default: 1000, doc: "How often a process stores its count of the model's tokens" }),
+  USE_CASES_DIR: text({ doc: 'Folder of the evaluation use cases; none: use-cases/ of the repository' }),
+  LOG_LEVEL: oneOf(LOG_LEVELS, { default: 'info', doc: "Level of the process's log" }),
+  WORKER_LOG_LEVEL: oneOf(TEMPORAL_LOG_LEVELS, { default: 'WARN', doc: "Level of the Temporal runtime's log" }),
+};
 
-/** CHAT_MAX_TOKENS_FOLLOW_UP for followUp, and so on. */
-const maxTokensVar = (c: ChatCapability) => `CHAT_MAX_TOKENS_${c.replace(/[A-Z]/g, (l) => `_${l}`).toUpperCase()}`;
+export type ServiceSettings = SettingValues<typeof SERVICE_SETTINGS>;
 
-function loadChatSettings(env: NodeJS.ProcessEnv): ChatSettings | undefined {
-  const apiKey = env.CHAT_API_KEY ?? env.OPENAI_API_KEY;
-  if (!env.CHAT_BASE_URL && !apiKey) return undefined;
+/** The chat model's settings, or undefined (the built-in engine) when neither its URL nor a key is set. */
+function chatSettingsFrom(s: ServiceSettings): ChatSettings | undefined {
+  const apiKey = s.CHAT_API_KEY ?? s.OPENAI_API_KEY;
+  if (!s.CHAT_BASE_URL && !apiKey) return undefined;
   return {
-    baseUrl: env.CHAT_BASE_URL || undefined,
+    baseUrl: s.CHAT_BASE_URL,
     apiKey: apiKey ?? 'local',
-    model: env.CHAT_MODEL ?? 'gpt-4o-mini',
-    timeoutMs: int(env, 'CHAT_TIMEOUT_MS', 30_000),
-    contextTokens: int(env, 'CHAT_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS),
-    maxTokens: Object.fromEntries(
-      CHAT_CAPABILITIES.map((c) => [c, int(env, maxTokensVar(c), DEFAULT_MAX_TOKENS[c])]),
-    ) as Record<ChatCapability, number>,
-    fallback: choiceEnv(env, 'CHAT_FALLBACK', ['local', 'none'], 'local'),
-    responseFormat: choiceEnv(env, 'CHAT_RESPONSE_FORMAT', ['auto', 'json_schema', 'json_object'], 'auto'),
-    frequencyPenalty: rangeEnv(env, 'CHAT_FREQUENCY_PENALTY', { min: -2, max: 2, fallback: DEFAULT_FREQUENCY_PENALTY }),
-    boundedStrings: choiceEnv(env, 'CHAT_BOUNDED_STRINGS', ['true', 'false'], 'false') === 'true',
+    model: s.CHAT_MODEL,
+    timeoutMs: s.CHAT_TIMEOUT_MS,
+    contextTokens: s.CHAT_CONTEXT_TOKENS,
+    maxTokens: {
+      ask: s.CHAT_MAX_TOKENS_ASK,
+      followUp: s.CHAT_MAX_TOKENS_FOLLOW_UP,
+      summary: s.CHAT_MAX_TOKENS_SUMMARY,
+      sentiment: s.CHAT_MAX_TOKENS_SENTIMENT,
+      tags: s.CHAT_MAX_TOKENS_TAGS,
+      judge: s.CHAT_MAX_TOKENS_JUDGE,
+    },
+    fallback: s.CHAT_FALLBACK,
+    responseFormat: s.CHAT_RESPONSE_FORMAT,
+    frequencyPenalty: s.CHAT_FREQUENCY_PENALTY,
+    boundedStrings: s.CHAT_BOUNDED_STRINGS,
   };
 }
 
-/** A positive number from the environment (an integer unless `fractional`), or the fallback. */
-export function positiveEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, fractional = false): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!(value > 0) || !Number.isFinite(value) || (!fractional && !Number.isInteger(value))) {
-    throw new Error(`${name} must be a positive ${fractional ? 'number' : 'integer'}, got "${raw}"`);
-  }
-  return value;
-}
-
-const int = (env: NodeJS.ProcessEnv, name: string, fallback: number) => positiveEnv(env, name, fallback);
-
-export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): ServicesConfig {
+/** The services' addresses and clients' settings, from parsed settings (a process's own table includes them). */
+export function servicesConfigFrom(s: ServiceSettings): ServicesConfig {
   return {
-    temporal: {
-      address: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
-      namespace: env.TEMPORAL_NAMESPACE ?? 'default',
-      taskQueue: env.TASK_QUEUE ?? 'support-ai',
-    },
+    temporal: { address: s.TEMPORAL_ADDRESS, namespace: s.TEMPORAL_NAMESPACE, taskQueue: s.TASK_QUEUE },
     weaviate: {
-      host: env.WEAVIATE_HOST ?? '127.0.0.1',
-      httpPort: int(env, 'WEAVIATE_HTTP_PORT', 8080),
-      grpcPort: int(env, 'WEAVIATE_GRPC_PORT', 50051),
-      apiKey: env.WEAVIATE_API_KEY || undefined,
-      replicationFactor: int(env, 'WEAVIATE_REPLICATION_FACTOR', 1),
-      consistency: choiceEnv(env, 'WEAVIATE_CONSISTENCY', ['ONE', 'QUORUM', 'ALL'], 'QUORUM'),
+      host: s.WEAVIATE_HOST,
+      httpPort: s.WEAVIATE_HTTP_PORT,
+      grpcPort: s.WEAVIATE_GRPC_PORT,
+      apiKey: s.WEAVIATE_API_KEY,
+      replicationFactor: s.WEAVIATE_REPLICATION_FACTOR,
+      consistency: s.WEAVIATE_CONSISTENCY,
     },
     embeddings: {
-      baseUrl: env.EMBEDDINGS_URL ?? 'http://127.0.0.1:8000/v1',
-      queryBaseUrl: env.EMBEDDINGS_QUERY_URL || undefined,
-      fastLaneTokens: int(env, 'EMBEDDINGS_FAST_LANE_TOKENS', 256),
-      apiKey: env.EMBEDDINGS_API_KEY ?? 'local',
-      model: env.EMBEDDINGS_MODEL ?? 'multilingual-e5-small',
-      timeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 60_000),
-      batchSize: int(env, 'EMBEDDINGS_BATCH_SIZE', 4),
-      batchChars: int(env, 'EMBEDDINGS_BATCH_CHARS', 2000),
-      maxTokens: int(env, 'EMBEDDINGS_MAX_TOKENS', 512),
-      queryTimeoutMs: int(env, 'EMBEDDINGS_QUERY_TIMEOUT_MS', 4000),
-      maxInFlight: int(env, 'EMBEDDINGS_MAX_IN_FLIGHT', 1),
+      baseUrl: s.EMBEDDINGS_URL,
+      queryBaseUrl: s.EMBEDDINGS_QUERY_URL,
+      fastLaneTokens: s.EMBEDDINGS_FAST_LANE_TOKENS,
+      apiKey: s.EMBEDDINGS_API_KEY,
+      model: s.EMBEDDINGS_MODEL,
+      timeoutMs: s.EMBEDDINGS_TIMEOUT_MS,
+      batchSize: s.EMBEDDINGS_BATCH_SIZE,
+      batchChars: s.EMBEDDINGS_BATCH_CHARS,
+      maxTokens: s.EMBEDDINGS_MAX_TOKENS,
+      queryTimeoutMs: s.EMBEDDINGS_QUERY_TIMEOUT_MS,
+      maxInFlight: s.EMBEDDINGS_MAX_IN_FLIGHT,
     },
-    tagEmbeddings: env.TAG_EMBEDDINGS_URL
-      ? { baseUrl: env.TAG_EMBEDDINGS_URL, model: env.TAG_EMBEDDINGS_MODEL ?? 'bge-small-en-v1.5' }
-      : undefined,
-    chat: loadChatSettings(env),
+    tagEmbeddings: s.TAG_EMBEDDINGS_URL ? { baseUrl: s.TAG_EMBEDDINGS_URL, model: s.TAG_EMBEDDINGS_MODEL } : undefined,
+    chat: chatSettingsFrom(s),
   };
+}
+
+/**
+ * The services' configuration alone, for tools and tests that only connect to them (scripts/, bench/).
+ * Throws a SettingsError naming each variable that breaks its rule.
+ */
+export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env): ServicesConfig {
+  return servicesConfigFrom(parseSettings(SERVICE_SETTINGS, env));
 }

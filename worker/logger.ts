@@ -5,10 +5,8 @@
 import { DefaultLogger, LogLevel } from '@temporalio/worker';
 import pino from 'pino';
 
-export const logger = pino({
-  level: (process.env.LOG_LEVEL ?? 'info').toLowerCase(),
-  base: { service: 'support-ai-worker' },
-});
+/** At `info` until the worker starts and sets LOG_LEVEL's level (worker/main.ts). */
+export const logger = pino({ level: 'info', base: { service: 'support-ai-worker' } });
 
 const LEVELS: Record<LogLevel, pino.Level> = {
   TRACE: 'trace',

@@ -1,19 +1,22 @@
 /**
  * The worker process: `node -r ts-node/register worker/main.ts`. Stops cleanly on SIGINT/SIGTERM.
  */
-import { LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
-import { loadServicesConfig } from '../domain/config';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { closeWeaviate } from '../domain/weaviate/client';
+import { loadWorkerConfig } from './config';
 import { logger, temporalLogger } from './logger';
 import { createWorker } from './worker';
 
+/** Reads the configuration once, first: a bad setting stops the worker before it connects to anything. */
 export async function run(): Promise<void> {
-  Runtime.install({ logger: temporalLogger((process.env.WORKER_LOG_LEVEL as LogLevel) ?? 'WARN') });
-  const config = loadServicesConfig();
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const config = loadWorkerConfig(process.env);
+  logger.level = config.logLevel;
+  Runtime.install({ logger: temporalLogger(config.workerLogLevel) });
+  const { address, taskQueue } = config.services.temporal;
+  const connection = await NativeConnection.connect({ address });
   try {
     const worker = await createWorker({ config, connection });
-    logger.info({ taskQueue: config.temporal.taskQueue }, 'worker polling');
+    logger.info({ taskQueue }, 'worker polling');
     await worker.run();
   } finally {
     await connection.close();

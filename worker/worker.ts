@@ -8,14 +8,15 @@
  */
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { positiveEnv, type ServicesConfig } from '../domain/config';
 import { ensureCollections } from '../domain/weaviate/collections';
 import { askTaskQueue, gradingTaskQueue, ingestionTaskQueue } from '../workflows/constants';
 import { askSinks } from './ask-worker';
+import type { WorkerConfig } from './config';
 import { createActivityDeps } from './deps';
 
 export interface CreateWorkerOptions {
-  config: ServicesConfig;
+  /** Parsed once at the process's start (worker/config.ts, loadWorkerConfig). */
+  config: WorkerConfig;
   connection: NativeConnection;
   /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -34,42 +35,43 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
   // One set of activities (one embedding scheduler) for both queues. Each queue registers all of
   // them, so runs that scheduled an activity on the other queue before the split still complete.
   const activities = createActivities(deps);
-  const taskQueue = o.taskQueue ?? o.config.temporal.taskQueue;
+  const { namespace } = o.config.services.temporal;
+  const taskQueue = o.taskQueue ?? o.config.services.temporal.taskQueue;
   // Bundled once for the two queues that run workflows.
   const workflowBundle =
     o.workflowBundle ??
     (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger }));
   const main = await Worker.create({
     connection: o.connection,
-    namespace: o.config.temporal.namespace,
+    namespace,
     taskQueue,
     workflowBundle,
     activities,
-    maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_ACTIVITIES', 4),
+    maxConcurrentActivityTaskExecutions: o.config.maxActivities.main,
   });
   // Asks the API processes' own ask workers did not take (docs/api.md, "Ask").
   const ask = await Worker.create({
     connection: o.connection,
-    namespace: o.config.temporal.namespace,
+    namespace,
     taskQueue: askTaskQueue(taskQueue),
     workflowBundle,
     activities,
     sinks: askSinks(),
-    maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_ACTIVITIES', 4),
+    maxConcurrentActivityTaskExecutions: o.config.maxActivities.main,
   });
   const ingestion = await Worker.create({
     connection: o.connection,
-    namespace: o.config.temporal.namespace,
+    namespace,
     taskQueue: ingestionTaskQueue(taskQueue),
     activities,
-    maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_INGEST_ACTIVITIES', 2),
+    maxConcurrentActivityTaskExecutions: o.config.maxActivities.ingestion,
   });
   const grading = await Worker.create({
     connection: o.connection,
-    namespace: o.config.temporal.namespace,
+    namespace,
     taskQueue: gradingTaskQueue(taskQueue),
     activities,
-    maxConcurrentActivityTaskExecutions: positiveEnv(process.env, 'WORKER_MAX_GRADING_ACTIVITIES', 8),
+    maxConcurrentActivityTaskExecutions: o.config.maxActivities.grading,
   });
   const workers = [main, ask, ingestion, grading];
   const stopRunning = () => {

@@ -10,15 +10,15 @@ import http from 'node:http';
 import { presentAnswer } from '../../api/presenters/ask';
 import { phaseTimings } from '../../api/routes/server-timing';
 import { askInProcess } from '../../domain/ask/answer';
-import { loadServicesConfig } from '../../domain/config';
 import { createChatGateway } from '../../domain/models/chat';
 import { textLanguage } from '../../domain/text/language';
+import { loadWorkerConfig } from '../../worker/config';
 import { createActivityDeps } from '../../worker/deps';
 
-const config = loadServicesConfig();
-const chat = createChatGateway(config.chat);
+const workerConfig = loadWorkerConfig();
+const chat = createChatGateway(workerConfig.services.chat);
 if (chat.engine !== 'local') throw new Error('the baseline must use the local engine, like the API under measurement');
-const deps = { ...createActivityDeps(config), chat };
+const deps = { ...createActivityDeps(workerConfig), chat };
 
 async function answer(o: { tenant: string; query: string }) {
   const started = performance.now();

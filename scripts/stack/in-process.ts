@@ -6,11 +6,11 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { loadServicesConfig } from '../../domain/config';
 import { ApiKeyStore } from '../../domain/weaviate/api-keys';
 import { connectWeaviate } from '../../domain/weaviate/client';
 import { startServer } from '../../api/server';
 import { temporalLogger } from '../../worker/logger';
+import { loadWorkerConfig } from '../../worker/config';
 import { createWorker } from '../../worker/worker';
 
 export interface InProcessApp {
@@ -54,13 +54,14 @@ export async function startInProcess(o: { env?: Record<string, string> } = {}): 
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     ...o.env,
   };
-  const config = loadServicesConfig(env);
+  const workerConfig = loadWorkerConfig(env);
+  const config = workerConfig.services;
   const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
     logger: new DefaultLogger('WARN'),
   });
-  const worker = await createWorker({ config, connection: nativeConnection, workflowBundle, taskQueue });
+  const worker = await createWorker({ config: workerConfig, connection: nativeConnection, workflowBundle, taskQueue });
   const running = worker.run();
   const api = await startServer(env, { workflowBundle });
   const connection = await Connection.connect({ address: config.temporal.address });

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'mocha';
 import { startServer } from '../../api/server';
 import { MAX_RULES } from '../../domain/contracts/evaluation';
 import { jsonBytes, MAX_GRADING_BYTES, TEXT_BYTES } from '../../domain/evaluation/evidence';
-import { loadServicesConfig } from '../../domain/config';
+import { loadWorkerConfig } from '../../worker/config';
 import { createWorker } from '../../worker/worker';
 import { api, createKey, getHarness } from '../helpers/harness';
 import { article } from '../helpers/factories';
@@ -153,21 +153,12 @@ describe('evaluate: a grading past its budget is a 400, tried once', () => {
     temporal = h.temporal;
     const taskQueue = `budget-${randomBytes(4).toString('hex')}`;
     const env = { ...process.env, TASK_QUEUE: taskQueue };
-    // The worker's activities read their settings from the process's environment while the worker is created.
-    const budget = process.env.WORKER_CPU_BUDGET_MS;
-    process.env.WORKER_CPU_BUDGET_MS = '1';
-    let worker: Awaited<ReturnType<typeof createWorker>>;
-    try {
-      worker = await createWorker({
-        config: loadServicesConfig(env),
-        connection: h.nativeConnection,
-        workflowBundle: h.workflowBundle,
-        taskQueue,
-      });
-    } finally {
-      if (budget === undefined) delete process.env.WORKER_CPU_BUDGET_MS;
-      else process.env.WORKER_CPU_BUDGET_MS = budget;
-    }
+    const worker = await createWorker({
+      config: loadWorkerConfig({ ...env, WORKER_CPU_BUDGET_MS: '1' }),
+      connection: h.nativeConnection,
+      workflowBundle: h.workflowBundle,
+      taskQueue,
+    });
     const running = worker.run();
     const api = await startServer(
       { ...env, API_PORT: '0', LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '300' },
