@@ -56,7 +56,7 @@ const WORKFLOW_IMPORTS = {
 };
 
 export default defineConfig([
-  { ignores: ['dist/', '.data/', '.cache/', 'bench/results/', 'scripts/stack/temporal-cli/'] },
+  { ignores: ['dist/', '.data/', '.cache/', 'bench/results/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

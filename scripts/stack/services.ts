@@ -179,7 +179,7 @@ export function temporalSpec(o: TemporalOptions): ServiceSpec {
   args.push('--dynamic-config-value', 'matching.longPollExpirationInterval="10s"');
   // Task-queue fairness: tasks of a queue are handed out in turn between fairness keys (the tenant,
   // set on every workflow and activity) instead of first come first served (docs/api.md, "Fair
-  // sharing between tenants"). The dev server (v1.29.1) reads it; off by default. Fairness holds
+  // sharing between tenants"). The dev server (Server 1.32.0) reads it; off by default. Fairness holds
   // within a partition of a queue; partitions spread a queue over matching hosts, of which the dev
   // server has one, so each queue has one partition and its fairness is exact.
   args.push('--dynamic-config-value', 'matching.enableFairness=true');

