@@ -6,12 +6,10 @@
  * again (it attaches to any batch already started).
  */
 import { createHash } from 'node:crypto';
-import type { Middleware } from 'koa';
 import type { IngestResult } from '../domain/weaviate/ingest';
 import { MAX_ITEM_BYTES, type Operation } from '../workflows/constants';
 import { ApiError, badRequest } from './errors';
 import { nextTurn, stepped } from './event-loop-steps';
-import type { AuthState } from './middlewares/auth';
 import {
   allItemsInvalid,
   checkUploadItems,
@@ -19,6 +17,7 @@ import {
   type UploadResult,
   type UploadValidators,
 } from '../domain/contracts/upload';
+import type { OperationMiddleware } from './request-state';
 import type { WorkflowRunner } from './workflow-runner';
 
 /** Serialized bytes and items per batch. */
@@ -151,7 +150,7 @@ export function uploadHandler<T extends Record<string, any>>(o: {
   operation: Operation;
   field: string;
   extra?: Record<string, unknown>;
-}): Middleware {
+}): OperationMiddleware<'uploadArticles' | 'deleteArticles' | 'uploadCases'> {
   return async function uploadItems(ctx) {
     // A large upload is checked in steps, the event loop served between them (api/event-loop-steps.ts).
     const large = stepped(ctx.state);
@@ -159,7 +158,7 @@ export function uploadHandler<T extends Record<string, any>>(o: {
     if (items.length === 0) throw badRequest(allItemsInvalid(failed));
     if (large) await nextTurn();
     const idOf = (item: T) => String(item[o.validators.idField]);
-    const all = ctx.state.input.body[o.validators.key] as unknown[];
+    const all = ctx.state.input.body[o.validators.key];
     const { fit, failed: tooBig } = oversized(items, (i) => `/${o.validators.key}/${all.indexOf(items[i])}`, idOf);
     if (fit.length === 0) throw badRequest(tooBig[0].error);
     if (large) await nextTurn();
@@ -167,7 +166,7 @@ export function uploadHandler<T extends Record<string, any>>(o: {
       runner: o.runner,
       workflow: o.workflow,
       operation: o.operation,
-      tenant: (ctx.state.auth as AuthState).tenant,
+      tenant: ctx.state.auth.tenant,
       field: o.field,
       items: lastById(fit, idOf),
       rejected: [...failed, ...tooBig],

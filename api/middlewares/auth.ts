@@ -3,17 +3,11 @@ import type { ApiKeyRecord } from '../../domain/weaviate/api-keys';
 import { ApiError, badRequest, forbidden, requestTimeout, unauthenticated, unavailable } from '../errors';
 import type { Scope } from '../scopes';
 import type { DependencyHealth } from '../dependency-health';
+import type { AuthenticatedState, RequestState } from '../request-state';
 
 export interface KeyVerifier {
   verify(key: string): Promise<ApiKeyRecord | undefined>;
   businessTenant(businessId: string): Promise<string | undefined>;
-}
-
-/** What a verified key grants; handlers take the tenant from here, never from the request body. */
-export interface AuthState {
-  keyId: string;
-  tenant: string;
-  scopes: string[];
 }
 
 /**
@@ -77,32 +71,32 @@ async function withinDeadline<T>(lookup: Promise<T>, deadline: number): Promise<
  * Authorization: Bearer <key> → ctx.state.auth, or 401. The look-up is bounded by the request's
  * deadline (`deadlineOf`): a key store that stops answering gives 408 at the deadline, never later.
  */
-export function authenticate(verifier: KeyVerifier, deadlineOf: (ctx: Context) => number): Middleware {
+export function authenticate(verifier: KeyVerifier, deadlineOf: (ctx: Context) => number): Middleware<RequestState> {
   return async function authenticateMiddleware(ctx, next) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
     if (!match) throw unauthenticated('missing Authorization: Bearer <API key> header');
     const record = await withinDeadline(verifier.verify(match[1]).catch(keyStoreFailure), deadlineOf(ctx));
     if (!record) throw unauthenticated('invalid or revoked API key');
-    ctx.state.auth = { keyId: record.keyId, tenant: record.tenant, scopes: record.scopes } satisfies AuthState;
+    ctx.state.auth = { keyId: record.keyId, tenant: record.tenant, scopes: record.scopes };
     await next();
   };
 }
 
 /** 403 unless the key carries the scope. */
-export function requireScope(scope: Scope): Middleware {
+export function requireScope(scope: Scope): Middleware<AuthenticatedState> {
   return async function requireScopeMiddleware(ctx, next) {
-    const auth = ctx.state.auth as AuthState;
+    const { auth } = ctx.state;
     if (!auth.scopes.includes(scope)) throw forbidden(`this API key lacks the scope "${scope}"`);
     await next();
   };
 }
 
 /** X-Business-Id must name a business of the key's tenant (its own name always does). */
-export function requireBusiness(verifier: KeyVerifier): Middleware {
+export function requireBusiness(verifier: KeyVerifier): Middleware<AuthenticatedState & { deadline: number }> {
   return async function requireBusinessMiddleware(ctx, next) {
     const businessId = ctx.get('X-Business-Id').trim();
     if (!businessId) throw badRequest('header X-Business-Id is required');
-    const auth = ctx.state.auth as AuthState;
+    const { auth } = ctx.state;
     const owner =
       businessId === auth.tenant
         ? auth.tenant

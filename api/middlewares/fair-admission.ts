@@ -15,7 +15,7 @@
  */
 import type { Middleware } from 'koa';
 import { ApiError, requestTimeout } from '../errors';
-import type { AuthState } from './auth';
+import type { AuthenticatedState } from '../request-state';
 
 export interface FairAdmissionOptions {
   maxInFlight: number;
@@ -158,9 +158,9 @@ export class FairQueue {
  * back when the chain ends, or earlier by the handler through `ctx.state.releaseAdmission()` once
  * its read is done (ask then records its turn without holding a place).
  */
-export function fairAdmission(queue: FairQueue): Middleware {
+export function fairAdmission(queue: FairQueue): Middleware<AuthenticatedState> {
   return async function fairAdmissionMiddleware(ctx, next) {
-    const { tenant } = ctx.state.auth as AuthState;
+    const { tenant } = ctx.state.auth;
     const release = await queue.acquire(tenant, ctx.state.deadline ?? Date.now() + 15_000);
     ctx.state.releaseAdmission = release;
     try {

@@ -1,15 +1,15 @@
 import type { Middleware } from 'koa';
-import type { AuthState } from './auth';
 import { ApiError, tooManyRequests } from '../errors';
 import type { SharedWindowCounter } from '../rate-limiter';
+import type { AuthenticatedState } from '../request-state';
 
 /**
  * The per-key limit: `max` requests per window for each API key, counted across every API
  * instance that shares the counter's store (api/rate-limiter.ts). Over it: 429 with Retry-After.
  */
-export function rateLimit(o: { max: number; counter: SharedWindowCounter }): Middleware {
+export function rateLimit(o: { max: number; counter: SharedWindowCounter }): Middleware<AuthenticatedState> {
   return async function rateLimitMiddleware(ctx, next) {
-    const { total, retryAfterSeconds } = await o.counter.add(`key:${(ctx.state.auth as AuthState).keyId}`);
+    const { total, retryAfterSeconds } = await o.counter.add(`key:${ctx.state.auth.keyId}`);
     if (total > o.max) throw tooManyRequests(retryAfterSeconds);
     await next();
   };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../logger';
+import type { RequestState } from '../request-state';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -9,7 +10,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * it in the X-Request-Id header, and logs one line per request with a child logger carrying it (with
  * the message of a client error, which is logged nowhere else).
  */
-export function requestContext(logger: Logger): Middleware {
+export function requestContext(logger: Logger): Middleware<RequestState> {
   return async function requestContextMiddleware(ctx, next) {
     const given = ctx.get('X-Request-Id');
     const requestId = REQUEST_ID.test(given) ? given : randomUUID();

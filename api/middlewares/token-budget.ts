@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { TokenMeter } from '../../domain/models/token-meter';
 import { tooManyRequests } from '../errors';
-import type { AuthState } from './auth';
+import type { AuthenticatedState } from '../request-state';
 
 const DAY_MS = 86_400_000;
 
@@ -16,10 +16,10 @@ export function tokenBudget(o: {
   meter: Pick<TokenMeter, 'spentToday'>;
   tokensPerDay: number;
   now?: () => number;
-}): Middleware {
+}): Middleware<AuthenticatedState> {
   const now = o.now ?? Date.now;
   return async function tokenBudgetMiddleware(ctx, next) {
-    const { tenant } = ctx.state.auth as AuthState;
+    const { tenant } = ctx.state.auth;
     const spent = o.meter.spentToday(tenant);
     if (spent >= o.tokensPerDay) {
       const t = now();

@@ -8,8 +8,8 @@ import { evaluateWorkflow } from '../../workflows';
 import { MAX_ITEM_BYTES, OPERATIONS } from '../../workflows/constants';
 import { ApiError, badRequest, payloadTooLarge } from '../errors';
 import type { Logger } from '../logger';
-import type { AuthState } from '../middlewares/auth';
 import type { EvaluateRequest, Rule } from '../../domain/contracts/evaluation';
+import type { OperationContext } from '../request-state';
 import { operation } from '../schemas/operations';
 import { guard } from './guard';
 import { markFallback } from './read-route';
@@ -42,28 +42,32 @@ function resolveRules(
 
 export const autoevalRoutes: RouteModule = (router, deps) => {
   const evaluate = operation('evaluateOutput');
-  router.post(evaluate.path, guard(deps, evaluate, 'model'), async function evaluateOutput(ctx) {
-    const body = ctx.state.input.body as EvaluateRequest;
-    const { tenant } = ctx.state.auth as AuthState;
-    const { rules, useCase } = resolveRules(deps, { tenant, body, log: ctx.state.log });
-    const input = { tenant, useCase, messages: body.messages, output: body.output, rules };
-    const engine = { engine: deps.chat.engine, fallback: deps.chatFallback, deadline: ctx.state.deadline };
-    // The input travels in the workflow's history: it must fit a Temporal payload.
-    const bytes = Buffer.byteLength(JSON.stringify(input));
-    if (bytes > MAX_ITEM_BYTES)
-      throw payloadTooLarge(
-        `the messages, output and rules are ${bytes} bytes as JSON; evaluate takes at most ${MAX_ITEM_BYTES}`,
-      );
-    const { fallback, ...grading } = await deps.runner.execute({
-      workflow: evaluateWorkflow,
-      operation: OPERATIONS.evaluate,
-      tenant,
-      key: randomUUID(),
-      input: { ...input, ...engine },
-      deadline: ctx.state.deadline,
-      requestId: ctx.state.requestId,
-    });
-    if (fallback) markFallback(ctx, fallback.reason);
-    ctx.body = grading;
-  });
+  router.post(
+    evaluate.path,
+    guard(deps, evaluate, 'model'),
+    async function evaluateOutput(ctx: OperationContext<'evaluateOutput'>) {
+      const body = ctx.state.input.body;
+      const { tenant } = ctx.state.auth;
+      const { rules, useCase } = resolveRules(deps, { tenant, body, log: ctx.state.log });
+      const input = { tenant, useCase, messages: body.messages, output: body.output, rules };
+      const engine = { engine: deps.chat.engine, fallback: deps.chatFallback, deadline: ctx.state.deadline };
+      // The input travels in the workflow's history: it must fit a Temporal payload.
+      const bytes = Buffer.byteLength(JSON.stringify(input));
+      if (bytes > MAX_ITEM_BYTES)
+        throw payloadTooLarge(
+          `the messages, output and rules are ${bytes} bytes as JSON; evaluate takes at most ${MAX_ITEM_BYTES}`,
+        );
+      const { fallback, ...grading } = await deps.runner.execute({
+        workflow: evaluateWorkflow,
+        operation: OPERATIONS.evaluate,
+        tenant,
+        key: randomUUID(),
+        input: { ...input, ...engine },
+        deadline: ctx.state.deadline,
+        requestId: ctx.state.requestId,
+      });
+      if (fallback) markFallback(ctx, fallback.reason);
+      ctx.body = grading;
+    },
+  );
 };

@@ -11,10 +11,9 @@ import { OPERATIONS } from '../../workflows/constants';
 import { badRequest } from '../errors';
 import { presentSummary } from '../presenters/summary';
 import { operation } from '../schemas/operations';
-import type { SummaryRequest } from '../../domain/contracts/summary';
 import { guard } from './guard';
 import { readCpu } from './read-cpu';
-import { readRoute, type ReadRequest } from './read-route';
+import { readRoute } from './read-route';
 import type { RouteModule } from './types';
 
 const NO_TEXT = 'at least one of /subject, /description, /comments must be non-empty';
@@ -25,10 +24,11 @@ export const conversationsRoutes: RouteModule = (router, deps) => {
     op.path,
     guard(deps, op, 'model'),
     readRoute(deps, {
+      operationId: 'summarize',
       name: 'summarizeConversation',
       operation: OPERATIONS.summary,
       usesModel: true,
-      prepare: ({ body, headers, tenant }: ReadRequest<SummaryRequest>) => {
+      prepare: ({ body, headers, tenant }) => {
         const own: ConversationText = {
           subject: body.subject,
           description: body.description,

@@ -2,8 +2,7 @@
 import { upsertIncidentWorkflow } from '../../workflows';
 import { MAX_ITEM_BYTES, OPERATIONS } from '../../workflows/constants';
 import { payloadTooLarge } from '../errors';
-import type { AuthState } from '../middlewares/auth';
-import type { IncidentUpload } from '../../domain/contracts/incident';
+import type { OperationContext } from '../request-state';
 import { operation } from '../schemas/operations';
 import { contentKey } from '../uploads';
 import { guard } from './guard';
@@ -11,24 +10,28 @@ import type { RouteModule } from './types';
 
 export const incidentsRoutes: RouteModule = (router, deps) => {
   const upload = operation('uploadIncident');
-  router.post(upload.path, guard(deps, upload, 'upload'), async function uploadIncident(ctx) {
-    const record = ctx.state.input.body as IncidentUpload;
-    const { tenant } = ctx.state.auth as AuthState;
-    const json = JSON.stringify(record);
-    const bytes = Buffer.byteLength(json);
-    if (bytes > MAX_ITEM_BYTES)
-      throw payloadTooLarge(`the incident is ${bytes} bytes as JSON; at most ${MAX_ITEM_BYTES} are accepted`);
-    const { id } = await deps.runner.execute({
-      workflow: upsertIncidentWorkflow,
-      operation: OPERATIONS.upsertIncident,
-      tenant,
-      key: contentKey(json),
-      input: { tenant, record },
-      attachToRunning: true,
-      requestId: ctx.state.requestId,
-      deadline: ctx.state.deadline,
-    });
-    ctx.status = 201;
-    ctx.body = { result: 'success', id };
-  });
+  router.post(
+    upload.path,
+    guard(deps, upload, 'upload'),
+    async function uploadIncident(ctx: OperationContext<'uploadIncident'>) {
+      const record = ctx.state.input.body;
+      const { tenant } = ctx.state.auth;
+      const json = JSON.stringify(record);
+      const bytes = Buffer.byteLength(json);
+      if (bytes > MAX_ITEM_BYTES)
+        throw payloadTooLarge(`the incident is ${bytes} bytes as JSON; at most ${MAX_ITEM_BYTES} are accepted`);
+      const { id } = await deps.runner.execute({
+        workflow: upsertIncidentWorkflow,
+        operation: OPERATIONS.upsertIncident,
+        tenant,
+        key: contentKey(json),
+        input: { tenant, record },
+        attachToRunning: true,
+        requestId: ctx.state.requestId,
+        deadline: ctx.state.deadline,
+      });
+      ctx.status = 201;
+      ctx.body = { result: 'success', id };
+    },
+  );
 };

@@ -10,33 +10,33 @@
  * `X-Engine-Fallback: local`, and the log says why. The model's read ends FALLBACK_RESERVE_MS
  * before the request's deadline, so the local engine has time to answer before it.
  */
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { forTenant, LOCAL_CHAT, type ChatGateway } from '../../domain/models/chat';
 import type { SearchPhase } from '../../domain/timings';
 import { FALLBACK_RESERVE_MS, type Operation } from '../../workflows/constants';
 import { ApiError } from '../errors';
-import type { AuthState } from '../middlewares/auth';
-import type { ValidatedInput } from '../middlewares/validate';
 import { modelPolicy, READ_POLICY, type ReadDeps } from '../read-path';
+import type { OperationInput, OperationMiddleware } from '../request-state';
+import type { OperationId } from '../schemas/operations';
 import { serverTiming } from './server-timing';
 import type { RouterDeps } from './types';
 
-/** A request as a read route sees it: its validated body, query and headers, and the caller's tenant. */
-export interface ReadRequest<Body, Query = undefined> extends ValidatedInput<Body, Query> {
-  tenant: string;
-}
+/** A request of operation `Id` as a read route sees it: its validated body, query and headers, and the tenant. */
+export type ReadRequest<Id extends OperationId> = OperationInput<Id> & { tenant: string };
 
 /** Phases a read measured, for Server-Timing. */
 export type Timings = Partial<Record<SearchPhase, number>>;
 
-export interface ReadRoute<Body, Query, Input, Result> {
+export interface ReadRoute<Id extends OperationId, Input, Result> {
+  /** The operation (schemas/operations.ts) whose validated input the route reads. */
+  operationId: Id;
   /** The handler's name, in stack traces and logs. */
   name: string;
   operation: Operation;
   /** Whether a configured chat model answers it: the model's timeouts and retries then apply. */
   usesModel?: boolean;
   /** What the read needs, from the request; a 400 thrown here comes before any work. */
-  prepare: (request: ReadRequest<Body, Query>) => Input;
+  prepare: (request: ReadRequest<Id>) => Input;
   read: (deps: ReadDeps & { timings: Timings; chat: ChatGateway }, input: Input) => Promise<Result>;
   /** The response body. */
   respond: (result: Result, input: Input) => unknown;
@@ -88,19 +88,18 @@ export function markFallback(ctx: Context, reason: unknown): void {
 }
 
 /**
- * The Koa handler of a read route. Its types come from `prepare`'s parameter, typed with the
- * operation's schema types (`ReadRequest<SearchCasesRequest>`, from `domain/contracts`).
+ * The Koa handler of a read route. `prepare` receives the input typed by the operation's schemas
+ * (request-state.ts, OperationInputs), the operation named by `operationId`.
  */
-export function readRoute<Body, Query, Input, Result>(
+export function readRoute<Id extends OperationId, Input, Result>(
   deps: RouterDeps,
-  route: ReadRoute<Body, Query, Input, Result>,
-): Middleware {
+  route: ReadRoute<Id, Input, Result>,
+): OperationMiddleware<Id> {
   const model = route.usesModel && deps.chat.engine === 'openai';
   const fallback = model && deps.chatFallback === 'local';
-  const handler: Middleware = async (ctx) => {
-    const { body, query, headers } = ctx.state.input as ValidatedInput<Body, Query>;
-    const { tenant } = ctx.state.auth as AuthState;
-    const input = route.prepare({ body, query, headers, tenant });
+  const handler: OperationMiddleware<Id> = async (ctx) => {
+    const { tenant } = ctx.state.auth;
+    const input = route.prepare({ ...ctx.state.input, tenant });
     const timings: Timings = {};
     const { gateway, modelFailed, tokens } = watched(forTenant(model ? deps.chat : LOCAL_CHAT, tenant));
     const run = (chat: ChatGateway, deadline: number) =>

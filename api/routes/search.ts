@@ -5,14 +5,9 @@ import { badRequest } from '../errors';
 import { requireBusiness } from '../middlewares/auth';
 import { presentArticleHit, presentCaseHit } from '../presenters/search';
 import { operation } from '../schemas/operations';
-import {
-  CASE_SEARCH_WINDOW,
-  productList,
-  type SearchArticlesQuery,
-  type SearchCasesRequest,
-} from '../../domain/contracts/search';
+import { CASE_SEARCH_WINDOW, productList, type SearchCasesRequest } from '../../domain/contracts/search';
 import { guard } from './guard';
-import { readRoute, type ReadRequest } from './read-route';
+import { readRoute } from './read-route';
 import type { RouteModule } from './types';
 
 /** The spec's rules 1, 3 and 4: what to search for and which window of results to return. */
@@ -36,9 +31,10 @@ export const searchRoutes: RouteModule = (router, deps) => {
     cases.path,
     guard(deps, cases, 'search'),
     readRoute(deps, {
+      operationId: 'searchCases',
       name: 'searchCases',
       operation: OPERATIONS.searchCases,
-      prepare: ({ body, tenant }: ReadRequest<SearchCasesRequest>) => ({
+      prepare: ({ body, tenant }) => ({
         tenant,
         query: body.query?.trim() || undefined,
         conversationId: body.conversationId,
@@ -58,9 +54,10 @@ export const searchRoutes: RouteModule = (router, deps) => {
     articles.path,
     guard(deps, articles, 'search', requireBusiness(deps.verifier)),
     readRoute(deps, {
+      operationId: 'searchArticles',
       name: 'searchArticles',
       operation: OPERATIONS.searchArticles,
-      prepare: ({ query, tenant }: ReadRequest<undefined, SearchArticlesQuery>) => ({
+      prepare: ({ query, tenant }) => ({
         tenant,
         text: query.text,
         offset: query.offset ?? 0,

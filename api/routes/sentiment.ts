@@ -11,10 +11,10 @@ import { analyzeSentiment } from '../../domain/sentiment/analyze';
 import { localModel } from '../../domain/sentiment/local-engine';
 import { OPERATIONS } from '../../workflows/constants';
 import { operation } from '../schemas/operations';
-import type { SentimentRequest, SentimentResponse } from '../../domain/contracts/sentiment';
+import type { SentimentResponse } from '../../domain/contracts/sentiment';
 import { guard } from './guard';
 import { readCpu } from './read-cpu';
-import { readRoute, type ReadRequest } from './read-route';
+import { readRoute } from './read-route';
 import type { RouteModule } from './types';
 
 export const sentimentRoutes: RouteModule = (router, deps) => {
@@ -26,10 +26,11 @@ export const sentimentRoutes: RouteModule = (router, deps) => {
     guard(deps, op, 'model'),
     deps.searchAdmission,
     readRoute(deps, {
+      operationId: 'analyzeSentiment',
       name: 'scoreSentiment',
       operation: OPERATIONS.sentiment,
       usesModel: true,
-      prepare: ({ body, headers, tenant }: ReadRequest<SentimentRequest>) => ({
+      prepare: ({ body, headers, tenant }) => ({
         tenant,
         message: body.message,
         header: headers['X-Language-Iso-Code'],

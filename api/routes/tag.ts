@@ -8,10 +8,10 @@
 import { tagConversation } from '../../domain/tags/tag';
 import { OPERATIONS } from '../../workflows/constants';
 import { operation } from '../schemas/operations';
-import type { TagRequest, TagResponse } from '../../domain/contracts/tag';
+import type { TagResponse } from '../../domain/contracts/tag';
 import { guard } from './guard';
 import { readCpu } from './read-cpu';
-import { readRoute, type ReadRequest } from './read-route';
+import { readRoute } from './read-route';
 import type { RouteModule } from './types';
 
 export const tagRoutes: RouteModule = (router, deps) => {
@@ -21,10 +21,11 @@ export const tagRoutes: RouteModule = (router, deps) => {
     guard(deps, op, 'model'),
     deps.searchAdmission,
     readRoute(deps, {
+      operationId: 'tagConversation',
       name: 'tagMessage',
       operation: OPERATIONS.tag,
       usesModel: true,
-      prepare: ({ body, headers, tenant }: ReadRequest<TagRequest>) => ({
+      prepare: ({ body, headers, tenant }) => ({
         tenant,
         message: body.message,
         header: headers['X-Language-Iso-Code'],
