@@ -7,17 +7,18 @@
  * through the server's matching. When this worker has no free slot, the server dispatches the
  * task to any poller of the queue instead: the worker processes poll it too.
  */
-import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import { createAskActivities, type AskActivityDeps } from '../activities';
 import type { AskSinks, AskWorkflowResult } from '../workflows/ask';
 import { askTaskQueue } from '../workflows/constants';
+import { workflowBundle } from './workflow-bundle';
 
 export interface AskWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   deps: AskActivityDeps;
-  /** A prebuilt bundle holding askWorkflow (the tests build one); otherwise workflows/ask.ts is bundled at start. */
+  /** A bundle holding askWorkflow; by default the shared one of every workflow (worker/workflow-bundle.ts). */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Model calls of asks this process runs at once (the local steps are local activities). */
   maxActivities: number;
@@ -48,9 +49,7 @@ export async function startAskWorker(o: AskWorkerOptions): Promise<AskWorker> {
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: askTaskQueue(o.taskQueue),
-    ...(o.workflowBundle
-      ? { workflowBundle: o.workflowBundle }
-      : { workflowsPath: require.resolve('../workflows/ask') }),
+    workflowBundle: o.workflowBundle ?? (await workflowBundle({ logger: Runtime.instance().logger })),
     activities: createAskActivities(o.deps),
     sinks: askSinks(o.onEnded),
     maxConcurrentActivityTaskExecutions: o.maxActivities,

@@ -6,19 +6,20 @@
  * never holds the slots other work needs; grading's CPU work runs on threads (domain/cpu), and
  * tag training's fit on a thread of its own.
  */
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { ensureCollections } from '../domain/weaviate/collections';
 import { askTaskQueue, gradingTaskQueue, ingestionTaskQueue } from '../workflows/constants';
 import { askSinks } from './ask-worker';
 import type { WorkerConfig } from './config';
 import { createActivityDeps } from './deps';
+import { workflowBundle as sharedBundle } from './workflow-bundle';
 
 export interface CreateWorkerOptions {
   /** Parsed once at the process's start (worker/config.ts, loadWorkerConfig). */
   config: WorkerConfig;
   connection: NativeConnection;
-  /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled at start. */
+  /** A bundle of the workflows; by default the shared one (worker/workflow-bundle.ts). */
   workflowBundle?: WorkerOptions['workflowBundle'];
   taskQueue?: string;
 }
@@ -37,10 +38,8 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
   const activities = createActivities(deps);
   const { namespace } = o.config.services.temporal;
   const taskQueue = o.taskQueue ?? o.config.services.temporal.taskQueue;
-  // Bundled once for the two queues that run workflows.
-  const workflowBundle =
-    o.workflowBundle ??
-    (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger }));
+  // One bundle for the two queues that run workflows, built before this process started.
+  const workflowBundle = o.workflowBundle ?? (await sharedBundle({ logger: Runtime.instance().logger }));
   const main = await Worker.create({
     connection: o.connection,
     namespace,

@@ -3,7 +3,7 @@
  * environment. The tests and the benchmarks use it; `npm start` runs them as child processes.
  */
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, LogLevel, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { ApiKeyStore } from '../../domain/weaviate/api-keys';
@@ -12,6 +12,7 @@ import { startServer } from '../../api/server';
 import { temporalLogger } from '../../worker/logger';
 import { loadWorkerConfig } from '../../worker/config';
 import { createWorker } from '../../worker/worker';
+import { workflowBundle as sharedWorkflowBundle } from '../../worker/workflow-bundle';
 
 export interface InProcessApp {
   baseUrl: string;
@@ -19,7 +20,7 @@ export interface InProcessApp {
   temporal: Client;
   keys: ApiKeyStore;
   nativeConnection: NativeConnection;
-  workflowBundle: { code: string };
+  workflowBundle: { codePath: string };
   close(): Promise<void>;
 }
 
@@ -57,10 +58,7 @@ export async function startInProcess(o: { env?: Record<string, string> } = {}): 
   const workerConfig = loadWorkerConfig(env);
   const config = workerConfig.services;
   const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    logger: new DefaultLogger('WARN'),
-  });
+  const workflowBundle = await sharedWorkflowBundle({ logger: new DefaultLogger('WARN') });
   const worker = await createWorker({ config: workerConfig, connection: nativeConnection, workflowBundle, taskQueue });
   const running = worker.run();
   const api = await startServer(env, { workflowBundle });

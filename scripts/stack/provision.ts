@@ -12,6 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { workflowBundle } from '../../worker/workflow-bundle';
 
 export const VERSIONS = {
   /**
@@ -463,10 +464,13 @@ export async function provisionAll(): Promise<Provisioned> {
   const chatModel = await ensureChatModel();
   const temporalBin = await ensureTemporal();
   const weaviateBin = await ensureWeaviate();
+  // Built here, so no worker or API bundles the workflows at its start (worker/workflow-bundle.ts).
+  const bundle = await workflowBundle();
   log(`Temporal CLI: ${temporalBin}`);
   log(`Weaviate: ${weaviateBin}`);
   log(`embedding server: ${embeddingsBin ?? process.env.EMBEDDINGS_URL}`);
   log(`English encoder: ${englishEncoder?.jar ?? process.env.TAG_EMBEDDINGS_URL}`);
   log(`chat model: ${chatModel.model}`);
+  log(`workflow bundle: ${path.relative(process.cwd(), bundle.codePath)}`);
   return { temporalBin, weaviateBin, embeddingsBin, englishEncoder, chatModel };
 }

@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       taskQueue: config.temporal.taskQueue,
     });
     await Promise.all([
-      // Up once it polls; it bundles the workflow code first, which takes tens of seconds on a busy machine.
+      // Up once it polls (the workflow bundle it runs was built at provisioning: worker/workflow-bundle.ts).
       supervisor.start(
         nodeSpec({
           name: 'worker',
