@@ -13,8 +13,11 @@ export interface RunInput<T> {
   read: () => Promise<T>;
 }
 
-/** The current run's input, or undefined for an activity started outside a workflow. */
-export function runInput<T>(pick: (input: any) => T): RunInput<T> | undefined {
+/**
+ * The current run's input, or undefined for an activity started outside a workflow. `Input` is the type of the
+ * workflow's first argument, which the caller names: what the history holds is decoded, not checked.
+ */
+export function runInput<Input, T>(pick: (input: Input) => T): RunInput<T> | undefined {
   const context = Context.current();
   const { workflowExecution, workflowNamespace } = context.info;
   if (!workflowExecution || !workflowNamespace) return undefined;
@@ -29,7 +32,7 @@ export function runInput<T>(pick: (input: any) => T): RunInput<T> | undefined {
       });
       const payloads = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
       if (!payloads?.length) throw new Error(`workflow ${workflowExecution.workflowId} has no input to read`);
-      return pick(await decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, payloads));
+      return pick(await decodeFromPayloadsAtIndex<Input>(client.options.loadedDataConverter, 0, payloads));
     },
   };
 }

@@ -11,6 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from './logger';
+import { causeChain } from '../domain/failures';
 import { ApiError } from './errors';
 import { RETRY_AFTER_503_S } from './middlewares/error-handler';
 import { within } from './readiness';
@@ -46,8 +47,8 @@ interface State {
 
 /** A refused or reset connection says at once that nothing is listening. */
 function refused(err: unknown): boolean {
-  for (let e: any = err, n = 0; e && n < 6; e = e.cause, n++) {
-    if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(e.code)) return true;
+  for (const e of causeChain(err, 6)) {
+    if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(e.code)) return true;
     if (/ECONNREFUSED|Connection refused|UNAVAILABLE: No connection established/i.test(String(e.message ?? '')))
       return true;
   }

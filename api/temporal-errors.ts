@@ -7,6 +7,7 @@
  */
 import { ApplicationFailure, NamespaceNotFoundError, TemporalFailure, TimeoutFailure } from '@temporalio/common';
 import { WorkflowFailedError, isGrpcCancelledError, isGrpcDeadlineError, isGrpcServiceError } from '@temporalio/client';
+import { causeChain } from '../domain/failures';
 import { ApiError } from './errors';
 
 /** Typed failures carry messages written for clients (domain/failures.ts), never a dependency's text. */
@@ -28,9 +29,7 @@ const BY_TYPE: Record<string, (message: string) => ApiError> = {
 const SERVICE_DOWN_CODES = new Set([2, 8, 10, 13, 14]);
 
 /** The innermost meaningful failure of a workflow's failure chain. */
-function* causes(err: unknown): Generator<unknown> {
-  for (let e: any = err, n = 0; e && n < 10; e = e.cause, n++) yield e;
-}
+const causes = (err: unknown): Generator<unknown> => causeChain(err, 10);
 
 /** A typed failure (thrown by an activity, or by a read in the API process) as its HTTP status; 500 when untyped. */
 export function applicationFailureToApiError(failure: ApplicationFailure): ApiError {

@@ -143,7 +143,7 @@ function withRejections(err: unknown, rejected: UploadFailure[]): unknown {
  * The handler of a batch-upload endpoint: checks each item, drops repeated ids (the last copy
  * wins), and runs the valid items through `workflow`, answering `{result, failed?}`.
  */
-export function uploadHandler<T extends Record<string, any>>(o: {
+export function uploadHandler<T extends Record<string, unknown>>(o: {
   runner: WorkflowRunner;
   validators: UploadValidators<T>;
   workflow: UploadRun<T>['workflow'];

@@ -9,7 +9,7 @@ import {
   WorkflowIdConflictPolicy,
   type WorkflowHandleWithStartDetails,
 } from '@temporalio/client';
-import type { SearchAttributePair } from '@temporalio/common';
+import type { SearchAttributePair, Workflow, WorkflowResultType } from '@temporalio/common';
 import { askTaskQueue, OperationAttr, TenantId, tenantPriority, type Operation } from '../workflows/constants';
 import { requestTimeout, unavailable } from './errors';
 import { deadlinePassed } from './middlewares/deadline';
@@ -108,13 +108,17 @@ export class WorkflowRunner {
    * The workflow's result, or 408 when `deadline` (epoch ms) passes first; a result that arrives
    * once the deadline has passed, before its timer fired, is a 408 too (api/middlewares/deadline.ts).
    */
-  async result<R>(handle: WorkflowHandle<WorkflowFn<any, R>>, deadline: number, operation: string): Promise<R> {
+  async result<W extends Workflow>(
+    handle: WorkflowHandle<W>,
+    deadline: number,
+    operation: string,
+  ): Promise<WorkflowResultType<W>> {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), Math.max(0, deadline - Date.now()));
     try {
       // Through this runner's own client, whichever started it: its calls end when the signal aborts.
       const runId = 'firstExecutionRunId' in handle ? String(handle.firstExecutionRunId) : undefined;
-      const own = this.client.workflow.getHandle<WorkflowFn<any, R>>(handle.workflowId, runId);
+      const own = this.client.workflow.getHandle<W>(handle.workflowId, runId);
       const result = await this.client.withAbortSignal(abort.signal, () => own.result());
       if (!deadlinePassed(deadline)) return result;
     } catch (err) {

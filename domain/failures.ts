@@ -48,9 +48,31 @@ const REPLICAS_UNREACHABLE =
 /** Whether an error message of the store (also one object's error in a batch) means it is unavailable for now. */
 export const storeUnavailable = (message: string) => STORE_STARTING.test(message) || REPLICAS_UNREACHABLE.test(message);
 
+/** The fields of an error (or of any thrown object) that the checks of a cause chain read. */
+export interface ErrorLink {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+}
+
+/**
+ * An error and its causes (`cause`), outermost first, at most `max` of them; the chain ends at the first cause
+ * that is not an object (none, or a thrown string, which carries no code).
+ */
+export function* causeChain(err: unknown, max: number): Generator<ErrorLink> {
+  for (let e = err, n = 0; typeof e === 'object' && e !== null && n < max; n++) {
+    const link: ErrorLink = e;
+    yield link;
+    e = link.cause;
+  }
+}
+
 function causeCodes(err: unknown): string[] {
   const codes: string[] = [];
-  for (let e: any = err; e && codes.length < 5; e = e.cause) if (typeof e.code === 'string') codes.push(e.code);
+  for (const e of causeChain(err, Infinity)) {
+    if (typeof e.code === 'string') codes.push(e.code);
+    if (codes.length >= 5) break;
+  }
   return codes;
 }
 

@@ -16,15 +16,20 @@ function bodyParserMessage(err: { message?: string }): string {
  * Errors thrown by Koa and the body parser carry a status; those are client errors we answer with
  * the error body. The parser's own texts are never passed on as they are.
  */
-function fromHttpError(err: any): ApiError | undefined {
-  const status = Number(err?.status ?? err?.statusCode);
+function fromHttpError(thrown: unknown): ApiError | undefined {
+  if (typeof thrown !== 'object' || thrown === null) return undefined;
+  const err: { status?: unknown; statusCode?: unknown; body?: unknown; expose?: unknown; message?: string } = thrown;
+  const status = Number(err.status ?? err.statusCode);
   if (!(status in STATUS_NAMES) || status >= 500) return undefined;
   if (status === 413) return new ApiError(413, 'request body exceeds the limit of 10 MB');
   if (status === 415)
     return new ApiError(415, 'unsupported Content-Encoding or charset; use gzip, deflate, br or identity, and UTF-8');
   // The JSON body parser marks its syntax errors with the raw body.
-  if (status === 400 && err?.body !== undefined) return new ApiError(400, bodyParserMessage(err));
-  return new ApiError(status as ErrorStatus, err.expose ? err.message : STATUS_NAMES[status as ErrorStatus]);
+  if (status === 400 && err.body !== undefined) return new ApiError(400, bodyParserMessage(err));
+  return new ApiError(
+    status as ErrorStatus,
+    err.expose && err.message !== undefined ? err.message : STATUS_NAMES[status as ErrorStatus],
+  );
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type ChatMessage,
   dataTokensFor,
   type ReplySchema,
+  objectFields,
   replyObject,
   strictObject,
   unreadable,
@@ -108,13 +109,8 @@ export function parseJudgeReply(
   if (missing.length) throw unreadable(`no result for rule ${missing[0].id}`);
   let correctness: Grading['correctness'] | undefined;
   if (withCorrectness) {
-    const c = reply.correctness;
-    if (
-      !(VERDICTS as readonly string[]).includes(c?.verdict) ||
-      typeof c?.score !== 'number' ||
-      c.score < 0 ||
-      c.score > 5
-    )
+    const c = objectFields(reply.correctness);
+    if (!isVerdict(c.verdict) || typeof c.score !== 'number' || c.score < 0 || c.score > 5)
       throw unreadable('no valid correctness');
     correctness = {
       verdict: c.verdict,
@@ -124,6 +120,9 @@ export function parseJudgeReply(
   }
   return { correctness, rules: rules.map((r) => byId.get(r.id)!) };
 }
+
+const isVerdict = (value: unknown): value is Grading['correctness']['verdict'] =>
+  (VERDICTS as readonly unknown[]).includes(value);
 
 export async function gradeWithModel(o: {
   chat: ChatGateway;

@@ -58,7 +58,7 @@ export const ORDINALS: Record<string, number> = {
 
 /** Replaces matches with a replacement padded by spaces to the match's length, so positions stay the same. */
 const sameLength = (s: string, re: RegExp, fn: (...g: string[]) => string) =>
-  s.replace(re, (...g: any[]) => {
+  s.replace(re, (...g: string[]) => {
     const r = fn(...g);
     return r.length <= g[0].length ? r.padEnd(g[0].length, ' ') : g[0];
   });

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { isNode, LineCounter, parseDocument } from 'yaml';
 import { compile, configAjv, formatAjvError } from '../contracts/ajv';
 import { NAME_PATTERN } from '../contracts/common';
 import { type Rule, RuleSchema, MAX_RULES } from '../contracts/evaluation';
@@ -60,6 +60,8 @@ export const USE_CASE_NAME = new RegExp(NAME_PATTERN);
 export function parseUseCase(o: { name: string; file: string; text: string }): UseCase {
   const lineCounter = new LineCounter();
   const doc = parseDocument(o.text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  /** Where a node of the YAML document starts (an offset), when it is one and has a position. */
+  const startOf = (node: unknown) => (isNode(node) ? node.range?.[0] : undefined);
   const at = (offset: number | undefined) => (offset === undefined ? '' : `:${lineCounter.linePos(offset).line}`);
   if (doc.errors.length > 0) {
     const [err] = doc.errors;
@@ -73,16 +75,16 @@ export function parseUseCase(o: { name: string; file: string; text: string }): U
       .slice(1)
       .map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
     // The closest node that exists: the field itself, or the object that lacks it.
-    let node: any;
-    for (let n = pathParts.length; n >= 0 && !node?.range; n--)
-      node = n === 0 ? doc.contents : doc.getIn(pathParts.slice(0, n), true);
-    throw new UseCaseError(`${o.file}${at(node?.range?.[0])}: ${formatAjvError(err, '')}`);
+    let start: number | undefined;
+    for (let n = pathParts.length; n >= 0 && start === undefined; n--)
+      start = startOf(n === 0 ? doc.contents : doc.getIn(pathParts.slice(0, n), true));
+    throw new UseCaseError(`${o.file}${at(start)}: ${formatAjvError(err, '')}`);
   }
   const ids = new Set<string>();
   value.rules.forEach((rule, i) => {
     if (ids.has(rule.id))
       throw new UseCaseError(
-        `${o.file}${at((doc.getIn(['rules', i, 'id'], true) as any)?.range?.[0])}: /rules/${i}/id repeats the rule id "${rule.id}"`,
+        `${o.file}${at(startOf(doc.getIn(['rules', i, 'id'], true)))}: /rules/${i}/id repeats the rule id "${rule.id}"`,
       );
     ids.add(rule.id);
   });

@@ -85,8 +85,12 @@ export const unreadable = (why: string, o: { retryable?: boolean } = {}) =>
     nonRetryable: o.retryable === false,
   });
 
+/** The fields of a JSON object in a reply; anything else (absent, null, a list, a value) has none. */
+export const objectFields = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
 /** A JSON-mode reply as an object (a code fence around it is tolerated), or an unreadable failure. */
-export function replyObject(content: string): Record<string, any> {
+export function replyObject(content: string): Record<string, unknown> {
   let reply: unknown;
   try {
     reply = JSON.parse(content.trim().replace(/^```(?:json)?\s*|(?<!\s)\s*```$/g, ''));
@@ -94,7 +98,7 @@ export function replyObject(content: string): Record<string, any> {
     throw unreadable('not JSON');
   }
   if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) throw unreadable('not an object');
-  return reply as Record<string, any>;
+  return reply as Record<string, unknown>;
 }
 
 /** A JSON Schema object as strict structured outputs want it: every property required, no others. */

@@ -2,7 +2,7 @@
  * Turns an article body (HTML or markdown) into clean text sections that keep their headings,
  * then into passages of bounded size with overlap, ready to embed.
  */
-import { convert } from 'html-to-text';
+import { convert, type FormatCallback } from 'html-to-text';
 import MarkdownIt from 'markdown-it';
 import { detect } from 'tinyld';
 
@@ -10,7 +10,7 @@ const markdown = new MarkdownIt({ html: true, linkify: false });
 const HEADING_MARK = '\u241E'; // a character that never occurs in article text
 
 /** Headings become their own marked line, so sections can be cut at them after conversion. */
-const headingFormatter = (elem: any, walk: any, builder: any) => {
+const headingFormatter: FormatCallback = (elem, walk, builder) => {
   builder.openBlock({ leadingLineBreaks: 2 });
   builder.addInline(HEADING_MARK);
   walk(elem.children, builder);
