@@ -29,6 +29,7 @@ import { SharedWindowCounter } from './rate-limiter';
 import { ReadLog } from './read-log';
 import { ReadRunner } from './read-path';
 import { createReadiness, dependencyProbes } from './readiness';
+import { apiDataConverter } from './temporal-payloads';
 import { WorkflowRunner } from './workflow-runner';
 
 export interface ServerOptions {
@@ -52,7 +53,7 @@ export async function startApi(o: ServerOptions & { config: ApiConfig }): Promis
   const config = settings.services;
   logger.level = settings.logLevel;
   const connection = await Connection.connect({ address: config.temporal.address });
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace, dataConverter: apiDataConverter });
   // The ask worker's connection, shared with the client that starts asks eagerly (eager starts need that).
   const askConnection = await NativeConnection.connect({ address: config.temporal.address });
   const weaviate = () => connectWeaviate(config.weaviate);
@@ -121,7 +122,13 @@ export async function startApi(o: ServerOptions & { config: ApiConfig }): Promis
     runner: new WorkflowRunner(
       temporal,
       config.temporal.taskQueue,
-      eagerAsks ? new Client({ connection: askConnection, namespace: config.temporal.namespace }) : undefined,
+      eagerAsks
+        ? new Client({
+            connection: askConnection,
+            namespace: config.temporal.namespace,
+            dataConverter: apiDataConverter,
+          })
+        : undefined,
       settings.workerPresenceWindowMs,
     ),
     answered,
