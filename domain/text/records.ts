@@ -27,8 +27,13 @@ export interface CaseText {
   embedding: string;
 }
 
+/** What caseText reads of a case: its subject, description, and its comments' text and visibility. */
+export type CaseTextInput = Pick<Case, 'subject' | 'description'> & {
+  comments?: Pick<NonNullable<Case['comments']>[number], 'comment' | 'isPublic'>[];
+};
+
 /** A comment without `isPublic` counts as public, as helpdesks default to. */
-export function caseText(c: Pick<Case, 'subject' | 'description' | 'comments'>): CaseText {
+export function caseText(c: CaseTextInput): CaseText {
   const comments = c.comments ?? [];
   const publicComments = comments
     .filter((m) => m.isPublic !== false)

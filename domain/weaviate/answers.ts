@@ -5,8 +5,9 @@
  * overwrite each other.
  */
 import type { WeaviateClient } from 'weaviate-client';
-import { COLLECTIONS, tenantCollection } from './collections';
+import { COLLECTIONS, collectionOf, tenantCollection } from './collections';
 import { objectId } from './ingest';
+import type { AskAnswerProperties } from './properties';
 
 /** An answer as stored: what was asked, what was answered, from which sources. */
 export interface AnswerRecord {
@@ -39,19 +40,19 @@ interface Deps {
 
 export async function storeAnswers(deps: Deps, input: { tenant: string; answers: AnswerRecord[] }): Promise<void> {
   if (input.answers.length === 0) return;
-  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.askAnswer).withTenant(input.tenant);
+  const collection = collectionOf(await deps.weaviate(), COLLECTIONS.askAnswer).withTenant(input.tenant);
   const res = await collection.data.insertMany(
     input.answers.map(({ sources, ...a }) => ({
       id: objectId(input.tenant, 'answer', a.answerId),
       properties: { ...a, sourcesJson: JSON.stringify(sources) },
-    })) as any,
+    })),
   );
   if (res.hasErrors) throw new Error(Object.values(res.errors)[0]?.message ?? 'storing answers failed');
 }
 
-const toAnswer = (p: Record<string, any>): AnswerRecord => {
+const toAnswer = (p: AskAnswerProperties): AnswerRecord => {
   const { sourcesJson, ...rest } = p;
-  return { ...rest, createdAt: Number(p.createdAt), sources: JSON.parse(sourcesJson || '[]') } as AnswerRecord;
+  return { ...rest, createdAt: Number(p.createdAt), sources: JSON.parse(sourcesJson || '[]') };
 };
 
 /** The answer `answerId` of `tenant`, or undefined: another tenant's answer is never found. */
@@ -61,7 +62,7 @@ export async function findAnswer(
 ): Promise<AnswerRecord | undefined> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.askAnswer, input.tenant);
   const found = await collection?.query.fetchObjectById(objectId(input.tenant, 'answer', input.answerId));
-  return found ? toAnswer(found.properties as Record<string, any>) : undefined;
+  return found ? toAnswer(found.properties) : undefined;
 }
 
 /** The stored answers of one chat session of `tenant`, the latest `limit`, oldest first. */
@@ -76,12 +77,12 @@ export async function sessionAnswers(
     limit: input.limit,
     sort: collection.sort.byProperty('createdAt', false),
   });
-  return res.objects.map((o) => toAnswer(o.properties as Record<string, any>)).reverse();
+  return res.objects.map((o) => toAnswer(o.properties)).reverse();
 }
 
 export async function storeFeedback(deps: Deps, input: { tenant: string; feedback: FeedbackRecord }): Promise<void> {
-  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.askFeedback).withTenant(input.tenant);
-  await collection.data.insert({ properties: { ...input.feedback } } as any);
+  const collection = collectionOf(await deps.weaviate(), COLLECTIONS.askFeedback).withTenant(input.tenant);
+  await collection.data.insert({ properties: { ...input.feedback } });
 }
 
 export interface AnswerWithFeedback extends AnswerRecord {
@@ -103,7 +104,7 @@ export async function listAnswersWithFeedback(
   const byAnswer = new Map<string, FeedbackRecord[]>();
   if (feedbacks) {
     for await (const o of feedbacks.iterator()) {
-      const f = o.properties as Record<string, any>;
+      const f = o.properties;
       const record = {
         answerId: f.answerId,
         details: f.details,
@@ -122,7 +123,7 @@ export async function listAnswersWithFeedback(
   });
   return res.objects
     .map((o) => {
-      const answer = toAnswer(o.properties as Record<string, any>);
+      const answer = toAnswer(o.properties);
       const feedback = (byAnswer.get(answer.answerId) ?? []).sort((a, b) => b.createdAt - a.createdAt);
       return { ...answer, feedback };
     })

@@ -4,7 +4,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { WeaviateClient, generateUuid5 } from 'weaviate-client';
-import { COLLECTIONS, TENANT_PATTERN } from './collections';
+import { COLLECTIONS, collectionOf, TENANT_PATTERN } from './collections';
+import type { ApiKeyProperties } from './properties';
 
 export interface ApiKeyRecord {
   keyId: string;
@@ -29,11 +30,11 @@ export class ApiKeyStore {
   constructor(private readonly weaviate: () => Promise<WeaviateClient>) {}
 
   private async keys() {
-    return (await this.weaviate()).collections.use(COLLECTIONS.apiKey);
+    return collectionOf(await this.weaviate(), COLLECTIONS.apiKey);
   }
 
   private async businesses() {
-    return (await this.weaviate()).collections.use(COLLECTIONS.business);
+    return collectionOf(await this.weaviate(), COLLECTIONS.business);
   }
 
   async create(input: {
@@ -110,11 +111,12 @@ export class ApiKeyStore {
   }
 }
 
-function toRecord(p: Record<string, unknown>): ApiKeyRecord {
+/** A stored key as a record; a property absent from an older object reads as its default. */
+function toRecord(p: Partial<ApiKeyProperties>): ApiKeyRecord {
   return {
     keyId: String(p.keyId),
     tenant: String(p.tenant),
-    scopes: (p.scopes as string[]) ?? [],
+    scopes: p.scopes ?? [],
     name: String(p.name ?? ''),
     createdAt: Number(p.createdAt),
     revokedAt: Number(p.revokedAt ?? 0),

@@ -8,7 +8,7 @@
  * an article's title similarity (a nearest-title query on ArticleTitle, run beside the hybrid one)
  * and each source's place in its own hybrid list.
  */
-import { Filters, FilterValue } from 'weaviate-client';
+import { Filters, FilterValue, type FilterByProperty } from 'weaviate-client';
 import { COLLECTIONS, vectorOf } from './collections';
 import { Deps, embedQuery, hybrid, tenantOf, timed } from './retrieve';
 import { cosine } from '../models/embeddings';
@@ -82,17 +82,16 @@ export interface AskRetrievalInput {
 /** Statuses after which an incident is over (Statuspage and common helpdesk words). */
 const CLOSED_STATUSES = new Set(['resolved', 'completed', 'postmortem', 'closed', 'fixed']);
 
-/** A `productId` filter for a product list, or none. */
-function productFilter(collection: { filter: any }, productIds: string[]): FilterValue[] {
+/** A filter on a collection's `productId` (`f`) for a product list, or none. */
+function productFilter(f: FilterByProperty<string>, productIds: string[]): FilterValue[] {
   if (productIds.length === 0) return [];
-  const f = collection.filter.byProperty('productId');
   return [productIds.length === 1 ? f.equal(productIds[0]) : f.containsAny(productIds)];
 }
 
 async function articleSources(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<Source[]> {
   const collection = await tenantOf(deps, COLLECTIONS.articlePassage, input.tenant);
   if (!collection) return [];
-  const filters = productFilter(collection, input.productIds);
+  const filters = productFilter(collection.filter.byProperty('productId'), input.productIds);
   const [found, titles] = await timed(deps, 'hybrid', () =>
     Promise.all([
       hybrid(collection, {
@@ -108,8 +107,8 @@ async function articleSources(deps: Deps, input: AskRetrievalInput, vector: numb
   );
   const byArticle = new Map<string, Source>();
   for (const o of found) {
-    const p = o.properties as Record<string, any>;
-    const v = vectorOf(o as any);
+    const p = o.properties;
+    const v = vectorOf(o);
     const similarity = v ? cosine(vector, v) : 0;
     const source = byArticle.get(p.articleId);
     if (!source) {
@@ -146,7 +145,7 @@ async function titleSimilarities(
 ): Promise<{ byArticle: Map<string, number>; floor: number }> {
   const collection = await tenantOf(deps, COLLECTIONS.articleTitle, input.tenant);
   if (!collection) return { byArticle: new Map(), floor: 0 };
-  const filters = productFilter(collection, input.productIds);
+  const filters = productFilter(collection.filter.byProperty('productId'), input.productIds);
   const res = await collection.query.nearVector(vector, {
     limit: ASK_RETRIEVAL.titles.limit,
     filters: filters.length ? Filters.and(...filters) : undefined,
@@ -161,7 +160,10 @@ async function titleSimilarities(
 async function caseSources(deps: Deps, input: AskRetrievalInput, vector: number[]): Promise<Source[]> {
   const collection = await tenantOf(deps, COLLECTIONS.supportCase, input.tenant);
   if (!collection) return [];
-  const filters = [collection.filter.byProperty('spam').equal(false), ...productFilter(collection, input.productIds)];
+  const filters = [
+    collection.filter.byProperty('spam').equal(false),
+    ...productFilter(collection.filter.byProperty('productId'), input.productIds),
+  ];
   const found = await timed(deps, 'hybrid', () =>
     hybrid(collection, {
       text: input.text,
@@ -174,8 +176,8 @@ async function caseSources(deps: Deps, input: AskRetrievalInput, vector: number[
     }),
   );
   return found.map((o, retrievalRank) => {
-    const p = o.properties as Record<string, any>;
-    const v = vectorOf(o as any);
+    const p = o.properties;
+    const v = vectorOf(o);
     const similarity = v ? cosine(vector, v) : 0;
     return {
       kind: 'case' as const,
@@ -226,8 +228,8 @@ async function incidentSources(deps: Deps, input: AskRetrievalInput, vector: num
     }),
   );
   return found.map((o, retrievalRank) => {
-    const p = o.properties as Record<string, any>;
-    const v = vectorOf(o as any);
+    const p = o.properties;
+    const v = vectorOf(o);
     const similarity = v ? cosine(vector, v) : 0;
     const status = String(p.status ?? '').toLowerCase();
     const ongoing = status !== '' && !CLOSED_STATUSES.has(status);

@@ -5,6 +5,7 @@
  */
 import weaviate, { Collection, WeaviateClient } from 'weaviate-client';
 import { replicationFactorOf } from './client';
+import type { CollectionProperties } from './properties';
 
 const { dataType, tokenization } = weaviate.configure;
 
@@ -21,7 +22,16 @@ export const COLLECTIONS = {
   askFeedback: 'AskFeedback',
   tagModel: 'TagModel',
   evalResult: 'EvalResult',
-} as const;
+} as const satisfies Record<string, keyof CollectionProperties>;
+
+export type CollectionName = keyof CollectionProperties;
+
+/** A collection typed by its properties (properties.ts): reads and writes name only properties it has. */
+export type TypedCollection<N extends CollectionName> = Collection<CollectionProperties[N], N>;
+
+/** The collection `name`, typed by its properties. */
+export const collectionOf = <N extends CollectionName>(client: WeaviateClient, name: N): TypedCollection<N> =>
+  client.collections.use<N, CollectionProperties[N]>(name);
 
 const text = (name: string) => ({ name, dataType: dataType.TEXT, tokenization: tokenization.WORD });
 const keyword = (name: string) => ({
@@ -249,12 +259,12 @@ const KNOWN_TENANT_TTL_MS = 10 * 60_000;
  * That a tenant exists is cached (a read then costs no look-up); that it does not is never
  * cached, so a tenant's first upload is seen by the very next read.
  */
-export async function tenantCollection(
+export async function tenantCollection<N extends CollectionName>(
   client: WeaviateClient,
-  name: string,
+  name: N,
   tenant: string,
-): Promise<Collection<any, string, any> | undefined> {
-  const collection = client.collections.use(name);
+): Promise<TypedCollection<N> | undefined> {
+  const collection = collectionOf(client, name);
   const key = `${name}/${tenant}`;
   const confirmed = knownTenants.get(key);
   if (confirmed === undefined || Date.now() - confirmed > KNOWN_TENANT_TTL_MS) {

@@ -6,8 +6,9 @@
  */
 import { Filters, type WeaviateClient } from 'weaviate-client';
 import type { EvalResult, ReportRow } from '../evaluation/results';
-import { COLLECTIONS, tenantCollection } from './collections';
+import { COLLECTIONS, collectionOf, tenantCollection } from './collections';
 import { objectId } from './ingest';
+import type { EvalResultProperties } from './properties';
 
 interface Deps {
   weaviate: () => Promise<WeaviateClient>;
@@ -24,7 +25,7 @@ export async function gradedRecordIds(deps: Deps, input: { tenant: string; ids: 
     limit: input.ids.length,
     returnProperties: ['recordId'],
   });
-  return new Set(found.objects.map((o) => String((o.properties as Record<string, unknown>).recordId)));
+  return new Set(found.objects.map((o) => String(o.properties.recordId)));
 }
 
 /** Stores results; a result whose record was stored before is refused and counted as a duplicate. */
@@ -33,7 +34,7 @@ export async function insertResults(
   input: { tenant: string; results: EvalResult[] },
 ): Promise<{ stored: number; duplicates: number }> {
   if (input.results.length === 0) return { stored: 0, duplicates: 0 };
-  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.evalResult).withTenant(input.tenant);
+  const collection = collectionOf(await deps.weaviate(), COLLECTIONS.evalResult).withTenant(input.tenant);
   const res = await collection.data.insertMany(
     input.results.map((r) => ({
       id: resultId(input.tenant, r.recordId),
@@ -54,7 +55,7 @@ export async function insertResults(
         redactions: r.redactions,
         gradedAt: r.gradedAt,
       },
-    })) as any,
+    })),
   );
   let duplicates = 0;
   for (const err of Object.values(res.errors)) {
@@ -65,11 +66,22 @@ export async function insertResults(
 }
 
 /** The properties a report reads (not the messages or the output, most of a result's size). */
-const REPORT_PROPERTIES = ['recordId', 'model', 'useCase', 'loggedAt', 'latencyMs', 'metadataJson', 'rulesJson'];
+const REPORT_PROPERTIES = [
+  'recordId',
+  'model',
+  'useCase',
+  'loggedAt',
+  'latencyMs',
+  'metadataJson',
+  'rulesJson',
+] as const satisfies (keyof EvalResultProperties)[];
+
+/** What a read of results returns: the properties it asked for (a report's), or all of them. */
+type ReadProperties = Pick<EvalResultProperties, (typeof REPORT_PROPERTIES)[number]>;
 /** Results per page when reading a tenant's results in order. */
 const PAGE = 1000;
 
-function toReportRow(p: Record<string, any>): ReportRow {
+function toReportRow(p: ReadProperties): ReportRow {
   const graded = JSON.parse(p.rulesJson || '{}');
   return {
     recordId: p.recordId,
@@ -83,7 +95,7 @@ function toReportRow(p: Record<string, any>): ReportRow {
   };
 }
 
-function toResult(p: Record<string, any>): EvalResult {
+function toResult(p: EvalResultProperties): EvalResult {
   return {
     ...toReportRow(p),
     runId: p.runId,
@@ -105,12 +117,13 @@ interface Window {
 
 /**
  * The tenant's results in object-id order (Weaviate's cursor), a page at a time, read by `read`
- * and kept when in the window: memory holds one page whatever the tenant's size.
+ * and kept when in the window: memory holds one page whatever the tenant's size. With `properties`,
+ * only those are fetched, and `read` must read no others.
  */
 async function* pages<T extends Pick<ReportRow, 'useCase' | 'loggedAt'>>(
   deps: Deps,
   input: Window,
-  o: { read: (properties: Record<string, any>) => T; properties?: string[] },
+  o: { read: (properties: EvalResultProperties) => T; properties?: readonly (keyof EvalResultProperties)[] },
 ): AsyncGenerator<T> {
   const collection = await tenantCollection(await deps.weaviate(), COLLECTIONS.evalResult, input.tenant);
   if (!collection) return;
@@ -119,10 +132,10 @@ async function* pages<T extends Pick<ReportRow, 'useCase' | 'loggedAt'>>(
     const page = await collection.query.fetchObjects({
       limit: PAGE,
       after,
-      ...(o.properties ? { returnProperties: o.properties as any } : {}),
+      ...(o.properties ? { returnProperties: [...o.properties] } : {}),
     });
     for (const object of page.objects) {
-      const r = o.read(object.properties as Record<string, any>);
+      const r = o.read(object.properties);
       if (input.useCase && r.useCase !== input.useCase) continue;
       if (input.from !== undefined && r.loggedAt < input.from) continue;
       if (input.to !== undefined && r.loggedAt >= input.to) continue;

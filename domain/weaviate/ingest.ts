@@ -3,7 +3,7 @@
  * (tenant, kind, id, passage), so a retried activity or a re-upload overwrites instead of duplicating.
  */
 import { heartbeat } from '@temporalio/activity';
-import { Collection, Filters, WeaviateClient, generateUuid5 } from 'weaviate-client';
+import { Filters, WeaviateClient, generateUuid5 } from 'weaviate-client';
 import type { Article } from '../contracts/article';
 import type { Case } from '../contracts/case';
 import type { IncidentUpload } from '../contracts/incident';
@@ -15,7 +15,8 @@ import { heartbeating } from '../progress';
 import { prepareArticle, type PreparedArticle } from '../text/article-text';
 import { caseText, embeddedPart, incidentText } from '../text/records';
 import { FAILURE_TYPES, storeUnavailable } from '../failures';
-import { COLLECTIONS, tenantCollection } from './collections';
+import { COLLECTIONS, collectionOf, tenantCollection, type TypedCollection } from './collections';
+import type { ArticlePassageProperties, ArticleTitleProperties, SupportCaseProperties } from './properties';
 
 export interface FailedItem {
   id: string;
@@ -39,23 +40,30 @@ interface Deps {
   signal?: AbortSignal;
 }
 
-interface NewObject {
+interface NewObject<P> {
   id: string;
-  properties: Record<string, unknown>;
+  properties: P;
   vectors: number[];
 }
 
 /** Inserts objects; per-object errors are returned by index instead of thrown. */
+/** What `insert` uses of a collection: its batch insert, typed by the collection's properties `P`. */
+interface Inserter<P> {
+  data: {
+    insertMany(objects: NewObject<P>[]): Promise<{ hasErrors: boolean; errors: Record<number, { message: string }> }>;
+  };
+}
+
 /**
  * Stores objects, returning each one's error by its index. An object refused because the store
  * could not reach enough of its copies fails the whole call instead, so the activity retries it
  * (ids are derived from the content's ids: a retry overwrites) rather than reporting that
  * object as failed to the client.
  */
-async function insert(collection: Collection<any, string, any>, objects: NewObject[]): Promise<Map<number, string>> {
+async function insert<P>(collection: Inserter<P>, objects: NewObject<P>[]): Promise<Map<number, string>> {
   const errors = new Map<number, string>();
   if (objects.length === 0) return errors;
-  const res = await collection.data.insertMany(objects as any);
+  const res = await collection.data.insertMany(objects);
   if (res.hasErrors) for (const [i, e] of Object.entries(res.errors)) errors.set(Number(i), e.message);
   const unavailable = [...errors.values()].find(storeUnavailable);
   if (unavailable) throw new Error(`storing ${errors.size} of ${objects.length} objects failed: ${unavailable}`);
@@ -218,8 +226,8 @@ export async function upsertArticles(deps: ArticleDeps, input: ArticleSliceInput
   const sliceMs = deps.sliceMs ?? INGEST_SLICE_MS;
   const batch = await batchOf(deps, input);
   const client = await deps.weaviate();
-  const collection = client.collections.use(COLLECTIONS.articlePassage).withTenant(input.tenant);
-  const titleCollection = client.collections.use(COLLECTIONS.articleTitle).withTenant(input.tenant);
+  const collection = collectionOf(client, COLLECTIONS.articlePassage).withTenant(input.tenant);
+  const titleCollection = collectionOf(client, COLLECTIONS.articleTitle).withTenant(input.tenant);
   const failed: FailedItem[] = [];
   const completed: string[] = [];
   const fail = (id: string, error: string) => {
@@ -300,8 +308,8 @@ async function storeGroup(o: {
   tenant: string;
   batch: PreparedBatch;
   units: ArticleCursor[];
-  collection: Collection<any, string, any>;
-  titleCollection: Collection<any, string, any>;
+  collection: TypedCollection<'ArticlePassage'>;
+  titleCollection: TypedCollection<'ArticleTitle'>;
   fail: (id: string, error: string) => void;
 }): Promise<string[]> {
   const entries = o.units.map((u) => ({
@@ -321,7 +329,7 @@ async function storeGroup(o: {
     signal: o.deps.signal,
     onBatch: () => heartbeat(),
   });
-  const objects: NewObject[] = entries.map(({ meta, prepared, passage }, i) => {
+  const objects: NewObject<ArticlePassageProperties>[] = entries.map(({ meta, prepared, passage }, i) => {
     const p = prepared.passages[passage];
     return {
       id: objectId(o.tenant, 'article', meta.articleId, passage),
@@ -341,7 +349,7 @@ async function storeGroup(o: {
       },
     };
   });
-  const titles: NewObject[] = titled.map((e, i) => ({
+  const titles: NewObject<ArticleTitleProperties>[] = titled.map((e, i) => ({
     id: objectId(o.tenant, 'article-title', e.meta.articleId),
     vectors: vectors[texts.length + i],
     properties: { articleId: e.meta.articleId, productId: e.meta.productId ?? '' },
@@ -395,7 +403,7 @@ export async function deleteArticles(
 }
 
 export async function upsertCases(deps: Deps, input: { tenant: string; cases: Case[] }): Promise<IngestResult> {
-  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.supportCase).withTenant(input.tenant);
+  const collection = collectionOf(await deps.weaviate(), COLLECTIONS.supportCase).withTenant(input.tenant);
   const failed: FailedItem[] = [];
   let stored = 0;
   for (const group of groups(input.cases)) {
@@ -420,7 +428,7 @@ export async function upsertCases(deps: Deps, input: { tenant: string; cases: Ca
   return { stored, failed };
 }
 
-function caseProperties(c: Case): Record<string, unknown> {
+function caseProperties(c: Case): SupportCaseProperties {
   const text = caseText(c);
   const productId = c.productId ?? (typeof c.custom_fields?.productId === 'string' ? c.custom_fields.productId : '');
   return {
@@ -450,7 +458,7 @@ export async function upsertIncident(
   deps: Deps,
   input: { tenant: string; record: IncidentUpload },
 ): Promise<{ id: string }> {
-  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.incident).withTenant(input.tenant);
+  const collection = collectionOf(await deps.weaviate(), COLLECTIONS.incident).withTenant(input.tenant);
   const { record } = input;
   const id = record.incident.id ?? objectId(input.tenant, 'incident-content', JSON.stringify(record.incident));
   const text = incidentText(record);

@@ -3,7 +3,7 @@
  * instance publishes its own counts and reads the others', so a limit holds across instances.
  */
 import { Filters, WeaviateClient, generateUuid5 } from 'weaviate-client';
-import { COLLECTIONS } from './collections';
+import { COLLECTIONS, collectionOf } from './collections';
 
 /** What a rate limiter needs from a shared store (api/rate-limiter.ts). */
 export interface RateCountStore {
@@ -19,7 +19,7 @@ export class WeaviateRateCounts implements RateCountStore {
   constructor(private readonly weaviate: () => Promise<WeaviateClient>) {}
 
   private async counts() {
-    return (await this.weaviate()).collections.use(COLLECTIONS.rateCount);
+    return collectionOf(await this.weaviate(), COLLECTIONS.rateCount);
   }
 
   async publish(o: { instance: string; window: number; counts: Map<string, number> }): Promise<void> {

@@ -3,11 +3,20 @@
  * cases and article passages. Scores are in 0..1, higher is better.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { Collection as WeaviateCollection, Filters, FilterValue, WeaviateClient } from 'weaviate-client';
+import {
+  Collection,
+  Filters,
+  FilterValue,
+  WeaviateClient,
+  type PrimitiveKeys,
+  type Properties,
+  type QueryProperty,
+} from 'weaviate-client';
 import type { Embedder } from '../models/embeddings';
 import { snippet } from '../text/article-text';
 import type { SearchPhase } from '../timings';
-import { COLLECTIONS, tenantCollection } from './collections';
+import { COLLECTIONS, tenantCollection, type CollectionName } from './collections';
+import type { ArticlePassageProperties, SupportCaseProperties } from './properties';
 import { objectId } from './ingest';
 
 /** Retrieval knobs, tuned on the dev data named in docs/benchmarks.md. */
@@ -23,8 +32,6 @@ export interface Deps {
   /** Receives the milliseconds each phase took, added up over its calls. */
   timings?: Partial<Record<SearchPhase, number>>;
 }
-
-type Collection = WeaviateCollection<any, string, any>;
 
 export async function timed<T>(deps: Deps, phase: SearchPhase, fn: () => Promise<T>): Promise<T> {
   const started = performance.now();
@@ -43,46 +50,59 @@ export async function embedQuery(deps: Deps, tenant: string, text: string): Prom
   return vector;
 }
 
-export const tenantOf = (deps: Deps, name: string, tenant: string) =>
+export const tenantOf = <N extends CollectionName>(deps: Deps, name: N, tenant: string) =>
   timed(deps, 'tenant', async () => tenantCollection(await deps.weaviate(), name, tenant));
 
 /** The properties a search result shows; integers are listed apart (see `hybrid`). */
 const RESULT_PROPERTIES = {
   cases: { text: ['caseId', 'subject', 'url', 'productId'], integers: ['timeOfCreation'] },
   articles: { text: ['articleId', 'title', 'url', 'text'], integers: [] },
+} satisfies {
+  cases: HybridOptions<SupportCaseProperties>['returnProperties'];
+  articles: HybridOptions<ArticlePassageProperties>['returnProperties'];
 };
 
 /** The gRPC client refuses to decode an int64 above 2^53 - 1 and fails the whole query. */
 const isUnsafeInteger = (err: unknown) => err instanceof Error && err.message.includes('MAX_SAFE_INTEGER');
 
-export interface HybridOptions {
+export interface HybridOptions<P extends Properties> {
   text: string;
   vector: number[];
   alpha: number;
-  queryProperties: string[];
+  /** BM25's fields, each `name` or `name^boost` (RETRIEVAL). */
+  queryProperties: readonly string[];
   filters?: FilterValue;
   limit: number;
-  returnProperties: { text: string[]; integers: string[] };
+  returnProperties: { text: QueryProperty<P>[]; integers: QueryProperty<P>[] };
   /** Return each object's vector too (ask compares it with the query's). */
   includeVector?: boolean;
 }
+
+/**
+ * BM25's fields of a query on a collection of properties `P`. A boosted field (`subject^5`) is no property name,
+ * which is all the client's type allows, yet it is what the client sends for `{ name, weight }` too.
+ */
+const bm25Fields = <P extends Properties>(fields: readonly string[]) => fields as PrimitiveKeys<P>[];
 
 /**
  * One hybrid query. Uploads refuse integers above 2^53 - 1, but an object stored before that rule
  * may still hold one: then the query is repeated without the integer properties, so those results
  * leave them out instead of failing every search that meets the object.
  */
-export async function hybrid(collection: Collection, opts: HybridOptions) {
-  const run = (returnProperties: string[]) =>
+export async function hybrid<P extends Properties, N extends string>(
+  collection: Collection<P, N>,
+  opts: HybridOptions<P>,
+) {
+  const run = (returnProperties: QueryProperty<P>[]) =>
     collection.query.hybrid(opts.text, {
       vector: opts.vector,
       alpha: opts.alpha,
       fusionType: 'RelativeScore',
-      queryProperties: opts.queryProperties as any,
+      queryProperties: bm25Fields<P>(opts.queryProperties),
       filters: opts.filters,
       limit: opts.limit,
       returnMetadata: ['score'],
-      returnProperties: returnProperties as any,
+      returnProperties,
       includeVector: opts.includeVector,
     });
   const { text, integers } = opts.returnProperties;
@@ -126,7 +146,7 @@ export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<
         returnProperties: ['subject', 'description', 'comments'],
       }));
     if (!own) throw ApplicationFailure.nonRetryable(`no case with conversationId ${input.conversationId}`, 'NotFound');
-    const p = own.properties as Record<string, any>;
+    const p = own.properties;
     const caseContent = [p.subject, p.description, p.comments].filter(Boolean).join('\n');
     text = [input.query, caseContent].filter(Boolean).join('\n');
   }
@@ -154,7 +174,7 @@ export async function searchCases(deps: Deps, input: SearchCasesInput): Promise<
       }),
     );
     for (const o of found) {
-      const p = o.properties as Record<string, any>;
+      const p = o.properties;
       const hit = {
         id: p.caseId,
         subject: p.subject,
@@ -200,7 +220,7 @@ export async function searchArticles(
   );
   const best = new Map<string, ArticleHit>();
   for (const o of passages) {
-    const p = o.properties as Record<string, any>;
+    const p = o.properties;
     if (best.has(p.articleId)) continue; // passages arrive best first
     best.set(p.articleId, {
       id: p.articleId,

@@ -9,7 +9,7 @@
 import { Filters, type WeaviateClient } from 'weaviate-client';
 import type { TagExample, TagModel } from '../tags/model';
 import { caseText } from '../text/records';
-import { COLLECTIONS, tenantCollection, vectorOf } from './collections';
+import { COLLECTIONS, collectionOf, tenantCollection, vectorOf } from './collections';
 import { objectId } from './ingest';
 
 interface Deps {
@@ -60,7 +60,7 @@ export async function storeTagModel(
   deps: Deps,
   input: { tenant: string; model: TagModel },
 ): Promise<{ version: number }> {
-  const collection = (await deps.weaviate()).collections.use(COLLECTIONS.tagModel).withTenant(input.tenant);
+  const collection = collectionOf(await deps.weaviate(), COLLECTIONS.tagModel).withTenant(input.tenant);
   const version = input.model.trainedAt;
   const json = serializeTagModel(input.model);
   const chunkCount = Math.ceil(json.length / CHUNK_CHARS);
@@ -105,7 +105,7 @@ export async function tagModelVersion(
     returnProperties: ['version', 'chunkCount'],
   });
   if (!head) return undefined;
-  const p = head.properties as Record<string, unknown>;
+  const p = head.properties;
   return { version: Number(p.version), chunkCount: Number(p.chunkCount) };
 }
 
@@ -122,7 +122,7 @@ export async function loadTagModel(
     });
     // Replaced by a newer version while we read: the caller reads the head again next time.
     if (!chunk) return undefined;
-    parts.push(String((chunk.properties as Record<string, unknown>).data));
+    parts.push(String(chunk.properties.data));
   }
   return parseTagModel(parts.join(''));
 }
@@ -180,14 +180,14 @@ export async function tagTrainingCases(
     returnProperties: ['subject', 'description', 'comments', 'tags', 'spam'],
   })) {
     if (++read % 1000 === 0) deps.onPage?.(read);
-    const p = o.properties as Record<string, any>;
-    const tags: string[] = (p.tags ?? []).filter((t: unknown) => typeof t === 'string' && t.trim() !== '');
+    const p = o.properties;
+    const tags = (p.tags ?? []).filter((t: unknown) => typeof t === 'string' && t.trim() !== '');
     if (tags.length === 0) continue;
     if (p.spam) {
       spam++;
       continue;
     }
-    const v = vectorOf(o as { vectors?: Record<string, unknown> });
+    const v = vectorOf(o);
     if (!v) continue;
     examples.push({
       vector: v,
@@ -195,7 +195,7 @@ export async function tagTrainingCases(
         subject: p.subject,
         description: p.description,
         comments: p.comments ? [{ comment: p.comments }] : [],
-      } as any).embedding,
+      }).embedding,
       tags,
     });
   }

@@ -7,7 +7,7 @@
  * per-tenant daily budget (api/middlewares/token-budget.ts) read them.
  */
 import { Filters, generateUuid5, type WeaviateClient } from 'weaviate-client';
-import { COLLECTIONS } from './collections';
+import { COLLECTIONS, collectionOf } from './collections';
 
 /** One key's tokens: the prompt's, the replies', and the calls that spent them. */
 export interface TokenTotals {
@@ -42,7 +42,7 @@ export class WeaviateTokenUsage {
   constructor(private readonly weaviate: () => Promise<WeaviateClient>) {}
 
   private async collection() {
-    return (await this.weaviate()).collections.use(COLLECTIONS.tokenUsage);
+    return collectionOf(await this.weaviate(), COLLECTIONS.tokenUsage);
   }
 
   /** Stores this process's totals of each row, replacing what it stored for the same key. */

@@ -106,9 +106,9 @@ describe('caseText', () => {
       subject: 'S',
       description: 'D',
       comments: [
-        { commentId: '1', comment: 'public one', commenter: 'a', timeOfCreation: 1, isPublic: true },
-        { commentId: '2', comment: 'secret', commenter: 'a', timeOfCreation: 1, isPublic: false },
-        { commentId: '3', comment: 'default', commenter: 'a', timeOfCreation: 1 },
+        { comment: 'public one', isPublic: true },
+        { comment: 'secret', isPublic: false },
+        { comment: 'default' },
       ],
     });
     assert.equal(t.publicComments, 'public one\n\ndefault');
