@@ -5,11 +5,14 @@ import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import os from 'node:os';
 import path from 'node:path';
-import { Service, ServiceSpec, spawnService } from './services';
+import { batchNice, Service, ServiceSpec, spawnService } from './services';
 
 const root = path.resolve(__dirname, '..', '..');
 
 export const DEFAULT_NODE_SERVICE_FLAGS = '--single-threaded-gc';
+
+/** The worker process's entry point. */
+export const WORKER_ENTRY = 'worker/main.ts';
 
 /**
  * Node's flags for our processes: V8 collects garbage on the process's own thread
@@ -35,6 +38,8 @@ export function nodeSpec(o: {
 }): ServiceSpec {
   return {
     name: o.name,
+    // The worker does the batch work (ingestion, grading, tag training): below the API (batchNice).
+    nice: o.entry === WORKER_ENTRY ? batchNice() : undefined,
     cmd: process.execPath,
     args: [...nodeServiceFlags(), '-r', 'ts-node/register/transpile-only', path.join(root, o.entry)],
     cwd: root,

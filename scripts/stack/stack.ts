@@ -18,6 +18,7 @@ import {
   assertPortFree,
   chatModelName,
   chatModelSpec,
+  batchNice,
   embeddingsSpec,
   englishEncoderSpec,
   freePort,
@@ -216,7 +217,8 @@ export function modelServers(o: {
   const specs = [
     ...(bins.embeddingsBin
       ? [
-          { name: 'embeddings', port: ports.embeddings, threads: BULK_SERVER_THREADS },
+          // Uploads' passages are batch work, below the queries people wait for (batchNice).
+          { name: 'embeddings', port: ports.embeddings, threads: BULK_SERVER_THREADS, nice: batchNice() },
           { name: 'embeddings-query', port: ports.embeddingsQuery, threads: QUERY_SERVER_THREADS },
         ].map((server) => embeddingsSpec({ ...server, bin: bins.embeddingsBin!, logDir }))
       : []),
