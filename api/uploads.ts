@@ -12,7 +12,7 @@ import { ApiError, badRequest } from './errors';
 import { nextTurn, stepped } from './event-loop-steps';
 import {
   allItemsInvalid,
-  checkUploadItems,
+  checkUploadItem,
   type UploadFailure,
   type UploadResult,
   type UploadValidators,
@@ -36,20 +36,11 @@ function jsonBytes(item: unknown): number {
   return bytes;
 }
 
-/** Splits off items too large for one workflow payload, reporting them like validation failures. */
-export function oversized<T>(items: T[], pointerOf: (index: number) => string, idOf: (item: T) => string) {
-  const fit: T[] = [];
-  const failed: UploadFailure[] = [];
-  items.forEach((item, i) => {
-    const bytes = jsonBytes(item);
-    if (bytes <= MAX_ITEM_BYTES) fit.push(item);
-    else
-      failed.push({
-        id: idOf(item),
-        error: `${pointerOf(i)} is ${bytes} bytes as JSON; one item may have at most ${MAX_ITEM_BYTES}`,
-      });
-  });
-  return { fit, failed };
+/** The failure of an item too large for one workflow payload, reported like a validation failure; undefined when it fits. */
+function tooLarge(o: { item: unknown; pointer: string; id: string }): UploadFailure | undefined {
+  const bytes = jsonBytes(o.item);
+  if (bytes <= MAX_ITEM_BYTES) return undefined;
+  return { id: o.id, error: `${o.pointer} is ${bytes} bytes as JSON; one item may have at most ${MAX_ITEM_BYTES}` };
 }
 
 /** A key naming some content: the same tenant sending the same content gets the same workflow id. */
@@ -152,23 +143,36 @@ export function uploadHandler<T extends Record<string, unknown>>(o: {
   extra?: Record<string, unknown>;
 }): OperationMiddleware<'uploadArticles' | 'deleteArticles' | 'uploadCases'> {
   return async function uploadItems(ctx) {
-    // A large upload is checked in steps, the event loop served between them (api/event-loop-steps.ts).
+    // A large upload is checked an item at a time, the event loop served between them
+    // (api/event-loop-steps.ts): an item of a megabyte is a few milliseconds of checks.
     const large = stepped(ctx.state);
-    const { items, failed } = checkUploadItems<T>(o.validators, ctx.state.input.body);
-    if (items.length === 0) throw badRequest(allItemsInvalid(failed));
-    if (large) await nextTurn();
+    const all = ctx.state.input.body[o.validators.key] as Record<string, unknown>[];
+    const items: T[] = [];
+    const failed: UploadFailure[] = [];
+    const tooBig: UploadFailure[] = [];
+    for (const [index, candidate] of all.entries()) {
+      if (large) await nextTurn();
+      const checked = checkUploadItem<T>(o.validators, candidate, index);
+      if ('failed' in checked) {
+        failed.push(checked.failed);
+        continue;
+      }
+      const id = String(checked.item[o.validators.idField]);
+      const oversized = tooLarge({ item: checked.item, pointer: `/${o.validators.key}/${index}`, id });
+      if (oversized) tooBig.push(oversized);
+      else items.push(checked.item);
+    }
+    // As before stepping: no valid item is a 400 listing them; valid ones all too large, the first's size.
+    if (items.length + tooBig.length === 0) throw badRequest(allItemsInvalid(failed));
+    if (items.length === 0) throw badRequest(tooBig[0].error);
     const idOf = (item: T) => String(item[o.validators.idField]);
-    const all = ctx.state.input.body[o.validators.key];
-    const { fit, failed: tooBig } = oversized(items, (i) => `/${o.validators.key}/${all.indexOf(items[i])}`, idOf);
-    if (fit.length === 0) throw badRequest(tooBig[0].error);
-    if (large) await nextTurn();
     ctx.body = await runUpload({
       runner: o.runner,
       workflow: o.workflow,
       operation: o.operation,
       tenant: ctx.state.auth.tenant,
       field: o.field,
-      items: lastById(fit, idOf),
+      items: lastById(items, idOf),
       rejected: [...failed, ...tooBig],
       extra: o.extra,
       deadline: ctx.state.deadline,

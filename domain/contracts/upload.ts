@@ -125,16 +125,23 @@ export function checkUploadItems<T>(
   const items: T[] = [];
   const failed: UploadFailure[] = [];
   all.forEach((candidate, index) => {
-    if (upload.item(candidate)) {
-      items.push(candidate);
-      return;
-    }
-    const pointer = `/${upload.key}/${index}`;
-    const itemId = candidate[upload.idField];
-    const error = firstErrorMessage(upload.item, pointer);
-    failed.push({ id: typeof itemId === 'string' && itemId !== '' ? itemId : pointer, error });
+    const checked = checkUploadItem(upload, candidate, index);
+    if ('item' in checked) items.push(checked.item);
+    else failed.push(checked.failed);
   });
   return { items, failed };
+}
+
+/** One item of checkUploadItems: the item when valid (cleaned), else its failure. */
+export function checkUploadItem<T>(
+  upload: UploadValidators<T>,
+  candidate: Record<string, unknown>,
+  index: number,
+): { item: T } | { failed: UploadFailure } {
+  if (upload.item(candidate)) return { item: candidate };
+  const itemId = candidate[upload.idField];
+  const error = firstErrorMessage(upload.item, `/${upload.key}/${index}`);
+  return { failed: { id: typeof itemId === 'string' && itemId !== '' ? itemId : `/${upload.key}/${index}`, error } };
 }
 
 /** The message of a 400 for an upload none of whose items is valid (`failed` holds them all). */
