@@ -16,20 +16,34 @@ const illFormed = (text: string): boolean => !(text as string & { isWellFormed()
  * one `"\ud800x"` decodes to: text that is not valid Unicode and that no UTF-8 service can take.
  */
 export function firstIllFormedText(value: unknown): string | undefined {
-  const stack: Array<{ value: unknown; pointer: string }> = [{ value, pointer: '' }];
+  // Each entry keeps its parent and key; the pointer is spelled out only for the string found.
+  interface Entry {
+    value: unknown;
+    key?: string;
+    parent?: Entry;
+  }
+  const pointerOf = (entry: Entry): string => {
+    const keys: string[] = [];
+    for (let e: Entry | undefined = entry; e?.key !== undefined; e = e.parent) keys.push(escapeToken(e.key));
+    return keys
+      .reverse()
+      .map((key) => `/${key}`)
+      .join('');
+  };
+  const stack: Entry[] = [{ value }];
   while (stack.length) {
-    const { value: current, pointer } = stack.pop()!;
+    const entry = stack.pop()!;
+    const current = entry.value;
     if (typeof current === 'string') {
-      if (illFormed(current)) return pointer;
+      if (illFormed(current)) return pointerOf(entry);
       continue;
     }
     if (typeof current !== 'object' || current === null) continue;
-    const entries = Object.entries(current);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, child] = entries[i];
-      const childPointer = `${pointer}/${escapeToken(key)}`;
-      if (illFormed(key)) return childPointer;
-      stack.push({ value: child, pointer: childPointer });
+    const keys = Object.keys(current);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i];
+      if (illFormed(key)) return pointerOf({ value: undefined, key, parent: entry });
+      stack.push({ value: (current as Record<string, unknown>)[key], key, parent: entry });
     }
   }
   return undefined;
