@@ -24,7 +24,7 @@ import { type ApiConfig, loadApiConfig } from './config';
 import { logger } from './logger';
 import { cachedVerifier, failFastVerifier } from './middlewares/auth';
 import { DependencyHealth } from './dependency-health';
-import { ensureRetentionSchedule } from './eval-batches';
+import { ensureRetentionSchedule } from './eval-retention';
 import { SharedWindowCounter } from './rate-limiter';
 import { ReadLog } from './read-log';
 import { ReadRunner } from './read-path';

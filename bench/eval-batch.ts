@@ -24,7 +24,7 @@ import path from 'node:path';
 import { loadServicesConfig } from '../domain/config';
 import { connectWeaviate } from '../domain/weaviate/client';
 import { COLLECTIONS } from '../domain/weaviate/collections';
-import { evalBatchProgress, startEvalBatch } from '../api/eval-batches';
+import { evalBatchProgress, startEvalBatch } from '../scripts/eval-batches';
 import { WorkerPresence } from '../api/worker-presence';
 import { spawnNode } from '../scripts/stack/processes';
 import { stopService, type Service } from '../scripts/stack/services';

@@ -32,7 +32,7 @@
  * Writes bench/results/models.json (or --out); docs/benchmarks.md describes the numbers.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { requestTagTraining, waitForTagTraining } from '../api/tag-trainer';
+import { requestTagTraining, waitForTagTraining } from '../scripts/tag-trainer';
 import { CHAT_CAPABILITIES, type ChatCapability, DEFAULT_MAX_TOKENS, loadServicesConfig } from '../domain/config';
 import { polarityOf } from '../domain/sentiment/levels';
 import { connectWeaviate } from '../domain/weaviate/client';

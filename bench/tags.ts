@@ -20,7 +20,7 @@
 import os from 'node:os';
 import { Command } from 'commander';
 import { INTENT_MIN_SCORE } from '../domain/tags/tag';
-import { requestTagTraining, waitForTagTraining } from '../api/tag-trainer';
+import { requestTagTraining, waitForTagTraining } from '../scripts/tag-trainer';
 import { chunks, mapPool, type ApiClient } from './lib/api-client';
 import { loadBanking77, type Banking77Row } from './lib/datasets';
 import { summarize, type Sample } from './lib/load';

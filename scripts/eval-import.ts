@@ -17,7 +17,7 @@ import { readJsonlLines } from '../domain/evaluation/jsonl-lines';
 import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-cases';
 import { terminalText } from '../domain/text/terminal-text';
 import { TENANT_PATTERN } from '../domain/weaviate/collections';
-import { evalBatchProgress, startEvalBatch } from '../api/eval-batches';
+import { evalBatchProgress, startEvalBatch } from './eval-batches';
 import { LINE_TOO_LONG, MAX_LINE_BYTES, parseLoggedCall } from '../domain/contracts/logged-call';
 import type { EvalBatchTotals } from '../workflows/eval-batch';
 

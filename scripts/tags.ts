@@ -9,7 +9,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadServicesConfig } from '../domain/config';
 import { terminalText as t } from '../domain/text/terminal-text';
 import { TENANT_PATTERN } from '../domain/weaviate/collections';
-import { requestTagTraining, tagTrainerStatus, waitForTagTraining } from '../api/tag-trainer';
+import { requestTagTraining, tagTrainerStatus, waitForTagTraining } from './tag-trainer';
 import type { TagTrainerStatus } from '../workflows/tag-training';
 
 function parseTenant(value: string): string {

@@ -3,7 +3,7 @@ import { deleteArticlesWorkflow, upsertArticlesWorkflow } from '../../workflows'
 import { OPERATIONS } from '../../workflows/constants';
 import { articlesDelete, articlesUpload } from '../../domain/contracts/article';
 import { operation } from '../schemas/operations';
-import { uploadHandler } from '../uploads';
+import { uploadHandler } from './upload-route';
 import { guard } from './guard';
 import type { RouteModule } from './types';
 

@@ -3,7 +3,7 @@ import { upsertCasesWorkflow } from '../../workflows';
 import { OPERATIONS } from '../../workflows/constants';
 import { casesUpload } from '../../domain/contracts/case';
 import { operation } from '../schemas/operations';
-import { uploadHandler } from '../uploads';
+import { uploadHandler } from './upload-route';
 import { guard } from './guard';
 import type { RouteModule } from './types';
 

@@ -4,7 +4,7 @@ import { MAX_ITEM_BYTES, OPERATIONS } from '../../workflows/constants';
 import { payloadTooLarge } from '../errors';
 import type { OperationContext } from '../request-state';
 import { operation } from '../schemas/operations';
-import { contentKey } from '../uploads';
+import { contentKey } from './upload-route';
 import { guard } from './guard';
 import type { RouteModule } from './types';
 

@@ -14,7 +14,7 @@ import type { WeaviateClient } from 'weaviate-client';
 import { ApiKeyStore } from '../../domain/weaviate/api-keys';
 import { connectWeaviate } from '../../domain/weaviate/client';
 import { COLLECTIONS } from '../../domain/weaviate/collections';
-import { waitForTagTraining } from '../../api/tag-trainer';
+import { waitForTagTraining } from '../../scripts/tag-trainer';
 import { LaunchedCluster, launchCluster } from '../../scripts/stack/launcher';
 import { CLUSTER_REPLICATION_FACTOR, balancerStats } from '../../scripts/stack/cluster';
 import { readWeaviateKey } from '../../scripts/stack/weaviate-key';

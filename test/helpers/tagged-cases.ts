@@ -3,7 +3,7 @@
  * tag), and their upload with the wait for the training it starts.
  */
 import { strict as assert } from 'node:assert';
-import { waitForTagTraining } from '../../api/tag-trainer';
+import { waitForTagTraining } from '../../scripts/tag-trainer';
 import { supportCase } from './factories';
 import { api, getHarness } from './harness';
 

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'mocha';
 import { loadServicesConfig } from '../../domain/config';
 import { connectWeaviate } from '../../domain/weaviate/client';
 import { listResults } from '../../domain/weaviate/eval-results';
-import { evalBatchProgress, startEvalBatch } from '../../api/eval-batches';
+import { evalBatchProgress, startEvalBatch } from '../../scripts/eval-batches';
 import { freshTenant, getHarness } from '../helpers/harness';
 import { runScriptAsync } from '../helpers/run-script';
 import { killableWorker, type KillableWorker } from '../helpers/worker-process';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'mocha';
 import { PNG } from 'pngjs';
-import { evalBatchProgress, startEvalBatch } from '../../api/eval-batches';
+import { evalBatchProgress, startEvalBatch } from '../../scripts/eval-batches';
 import { freshTenant, getHarness } from '../helpers/harness';
 import { runCommand, runScriptAsync } from '../helpers/run-script';
 

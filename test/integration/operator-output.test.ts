@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'mocha';
-import { evalBatchProgress, startEvalBatch } from '../../api/eval-batches';
+import { evalBatchProgress, startEvalBatch } from '../../scripts/eval-batches';
 import { article } from '../helpers/factories';
 import { api, createKey, freshTenant, getHarness } from '../helpers/harness';
 import { runScriptAsync } from '../helpers/run-script';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
-import { requestTagTraining, waitForTagTraining } from '../../api/tag-trainer';
+import { requestTagTraining, waitForTagTraining } from '../../scripts/tag-trainer';
 import { freshTenant, getHarness } from '../helpers/harness';
 import { runScriptAsync } from '../helpers/run-script';
 import { killableWorker, type KillableWorker } from '../helpers/worker-process';

@@ -4,7 +4,7 @@ import { articleSections, detectLanguage, snippet, toPassages } from '../../doma
 import { caseText } from '../../domain/text/records';
 import { productList } from '../../domain/contracts/search';
 import { caseSearchWindow } from '../../api/routes/search';
-import { lastById, toBatches } from '../../api/uploads';
+import { lastById, toBatches } from '../../api/routes/upload-route';
 
 describe('toBatches', () => {
   it('bounds batches by count and by serialized size, keeping order', () => {

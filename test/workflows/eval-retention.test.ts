@@ -1,6 +1,6 @@
 /**
  * The retention purge (evalRetentionWorkflow in workflows/eval-batch.ts), which the daily
- * retention schedule starts (api/eval-batches.ts), on the time-skipping test server: it purges as
+ * retention schedule starts (api/eval-retention.ts), on the time-skipping test server: it purges as
  * of the workflow's own clock, and rides out a store outage with its retries before giving up
  * until the next day's run. The test server has no schedules: the workflow is started as the
  * schedule's action starts it (the schedule itself is tested against the real stack, in

@@ -6,19 +6,19 @@
  * again (it attaches to any batch already started).
  */
 import { createHash } from 'node:crypto';
-import type { IngestResult } from '../domain/weaviate/ingest';
-import { MAX_ITEM_BYTES, type Operation } from '../workflows/constants';
-import { ApiError, badRequest } from './errors';
-import { nextTurn, stepped } from './event-loop-steps';
+import type { IngestResult } from '../../domain/weaviate/ingest';
+import { MAX_ITEM_BYTES, type Operation } from '../../workflows/constants';
+import { ApiError, badRequest } from '../errors';
+import { nextTurn, stepped } from '../event-loop-steps';
 import {
   allItemsInvalid,
   checkUploadItem,
   type UploadFailure,
   type UploadResult,
   type UploadValidators,
-} from '../domain/contracts/upload';
-import type { OperationMiddleware } from './request-state';
-import type { WorkflowRunner } from './workflow-runner';
+} from '../../domain/contracts/upload';
+import type { OperationMiddleware } from '../request-state';
+import type { WorkflowRunner } from '../workflow-runner';
 
 /** Serialized bytes and items per batch. */
 export const BATCH_LIMITS = { bytes: 512 * 1024, items: 100 };

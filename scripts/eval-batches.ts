@@ -1,23 +1,12 @@
 /**
- * The client side of batch evaluation (workflows/eval-batch.ts): start a batch for an import file,
- * read its progress, and make sure the daily retention schedule exists. Used by
- * `npm run eval:import`, the API at start (the schedule), the benchmark and the tests.
+ * The operator's side of batch evaluation (workflows/eval-batch.ts): start a batch for an import
+ * file and read its progress. Used by `npm run eval:import`, the benchmark and the tests; the daily
+ * retention schedule, which the API creates at start, is api/eval-retention.ts.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import {
-  type Client,
-  ScheduleAlreadyRunning,
-  ScheduleOverlapPolicy,
-  WorkflowIdConflictPolicy,
-} from '@temporalio/client';
-import {
-  evalBatchId,
-  evalBatchProgressQuery,
-  evalBatchWorkflow,
-  evalRetentionWorkflow,
-  type EvalBatchTotals,
-} from '../workflows/eval-batch';
+import { type Client, WorkflowIdConflictPolicy } from '@temporalio/client';
+import { evalBatchId, evalBatchProgressQuery, evalBatchWorkflow, type EvalBatchTotals } from '../workflows/eval-batch';
 import { OPERATIONS, OperationAttr, TenantId } from '../workflows/constants';
 
 /** A run is named by the file's content and the use case: importing the same file again attaches to it. */
@@ -64,28 +53,4 @@ export async function evalBatchProgress(o: {
   if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW')
     throw new Error(`the batch ${o.workflowId} ended: ${status.name}`);
   return { done: false, totals: await handle.query(evalBatchProgressQuery).catch(() => null) };
-}
-
-export const retentionScheduleId = (taskQueue: string) => `${OPERATIONS.evalRetention}:${taskQueue}`;
-
-/** Creates the daily retention schedule of a task queue, unless it exists. */
-export async function ensureRetentionSchedule(o: { client: Client; taskQueue: string }): Promise<string> {
-  const scheduleId = retentionScheduleId(o.taskQueue);
-  try {
-    await o.client.schedule.create({
-      scheduleId,
-      spec: { intervals: [{ every: '1 day' }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: evalRetentionWorkflow,
-        taskQueue: o.taskQueue,
-        workflowId: `${OPERATIONS.evalRetention}:${o.taskQueue}`,
-        typedSearchAttributes: [{ key: OperationAttr, value: OPERATIONS.evalRetention }],
-      },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
-    });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  return scheduleId;
 }
