@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { presentAnswer } from '../../api/presenters/ask';
 import { phaseTimings } from '../../api/routes/server-timing';
-import { askInProcess } from '../../domain/ask/answer';
+import { askInProcess } from './ask-in-process';
 import { createChatGateway } from '../../domain/models/chat';
 import { textLanguage } from '../../domain/text/language';
 import { loadWorkerConfig } from '../../worker/config';

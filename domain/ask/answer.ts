@@ -2,8 +2,8 @@
  * Ask, from question to stored answer, in the steps the ask workflow runs as activities
  * (workflows/ask.ts): read the session's earlier turns, make a follow-up standalone, retrieve what
  * the asker may see and keep the sources relevant enough (or abstain), compose with the
- * configured engine, store the answer. `askInProcess` runs the same steps one after the other
- * without Temporal, for the benchmark's baseline and the tuning scripts.
+ * configured engine, store the answer. bench/lib/ask-in-process.ts runs the same steps one after
+ * the other without Temporal, for the benchmark's baseline.
  */
 import { questionIntent } from '../tags/tag';
 import { type ChatGateway, forTenant } from '../models/chat';
@@ -97,7 +97,7 @@ export const turnOf = (record: AnswerRecord): Turn => ({
   answerId: record.answerId,
 });
 
-type AskDeps = Deps & { chat: ChatGateway; english?: Embedder };
+export type AskDeps = Deps & { chat: ChatGateway; english?: Embedder };
 
 /** The session's last turns, oldest first, from its stored answers (each ask stores its answer before it returns). */
 export async function sessionTurns(
@@ -217,7 +217,7 @@ export async function storeAnswer(
 }
 
 /** The answer to `q` from what retrieval found and what `engine` composed of it. */
-const answerFrom = (q: AskQuestion, found: AskSources, engine: Engine, answer: ComposedAnswer): AskAnswer => ({
+export const answerFrom = (q: AskQuestion, found: AskSources, engine: Engine, answer: ComposedAnswer): AskAnswer => ({
   answerId: q.answerId,
   chatId: q.chatId,
   standalone: found.standalone,
@@ -251,47 +251,5 @@ export async function answerLocally(
     compose: storing - composing,
     ...(store ? { store: performance.now() - storing } : {}),
   };
-  return { ...result, timings };
-}
-
-/**
- * The whole ask in this process, step after step, without Temporal: what the workflow runs, for
- * the benchmark's in-process baseline and the tuning scripts. With `store: false` the answer is not stored.
- */
-export async function askInProcess(
-  deps: AskDeps,
-  input: AskQuestion & { store?: boolean },
-): Promise<AskAnswer & { timings: AskTimings }> {
-  const started = performance.now();
-  const history = input.followUp ? await sessionTurns(deps, input) : [];
-  // As the workflow reports it: no `history` step without a session to read.
-  const historyMs = input.followUp ? performance.now() - started : undefined;
-  if (deps.chat.engine === 'local') {
-    const answered = await answerLocally(deps, { question: input, history, store: input.store });
-    return { ...answered, timings: { ...answered.timings, history: historyMs } };
-  }
-  const standalone = history.length > 0 ? await standaloneOf(deps, { question: input.question, history }) : undefined;
-  const retrieving = performance.now();
-  const found = await retrieveForAnswer(deps, { ...input, history, standalone, engine: 'openai' });
-  const retrieveMs = performance.now() - retrieving;
-  const composing = performance.now();
-  const answer = await composeModelAnswer(deps, {
-    question: input.question,
-    history,
-    sources: found.sources,
-    language: found.language,
-  });
-  const timings: AskTimings = {
-    ...found.timings,
-    history: historyMs,
-    retrieve: retrieveMs,
-    model: performance.now() - composing,
-  };
-  const result = answerFrom(input, found, 'openai', answer);
-  if (input.store !== false) {
-    const storing = performance.now();
-    await storeAnswer(deps, { question: input, answer: result });
-    timings.store = performance.now() - storing;
-  }
   return { ...result, timings };
 }
