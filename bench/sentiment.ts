@@ -53,7 +53,7 @@ import {
   type LabelledText,
 } from './lib/sentiment';
 import { freshTenant, startApp, tenantClient } from './lib/stack-app';
-import { type Encoders, readAll } from './train-sentiment';
+import { type Encoders, readAll } from './lib/sentiment-readings';
 
 interface Options {
   datasets: string;

@@ -1,5 +1,5 @@
 /**
- * The sentiment benchmark's datasets and metrics (bench/sentiment.ts, bench/train-sentiment.ts):
+ * The sentiment benchmark's datasets and metrics (bench/sentiment.ts, scripts/train-sentiment.ts):
  * TweetEval sentiment (validation and test) and the Twitter US Airline set, read in place (each
  * folder's SOURCE.md), three-class metrics, and the search for the cut points between the classes.
  * Pure functions apart from the file reading, unit-tested in test/unit/sentiment.test.ts.

@@ -1,7 +1,7 @@
 /**
  * A three-class logistic regression (softmax) over embeddings: negative, neutral, positive.
  * Training is plain full-batch gradient descent from zero weights, so the same examples and
- * embeddings always give the same weights. bench/train-sentiment.ts trains it on the examples
+ * embeddings always give the same weights. scripts/train-sentiment.ts trains it on the examples
  * (examples.ts); the local engine only predicts.
  */
 

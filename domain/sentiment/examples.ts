@@ -1,5 +1,5 @@
 /**
- * The labelled examples the local sentiment engine is trained on (bench/train-sentiment.ts): short
+ * The labelled examples the local sentiment engine is trained on (scripts/train-sentiment.ts): short
  * messages of the kind a support desk and its customers' social channels see, written for this
  * project in several languages, so the trained weights carry no third-party licence. No text here
  * is taken from a dataset; the benchmark sets (TweetEval, the airline tweets) only measure.

@@ -14,7 +14,7 @@
  * 4. raw = (1 - w) · embedding reading + w · lexicon reading, averaged over the segments by
  *    length, and mapped onto the -100..100 scale with the cut points (levels.ts).
  *
- * The weights, `w`, `e` and the cut points are in model.json, which bench/train-sentiment.ts
+ * The weights, `w`, `e` and the cut points are in model.json, which scripts/train-sentiment.ts
  * writes: the classifiers are trained on the examples written for this project (examples.ts),
  * `w`, `e` and the cut points are tuned on TweetEval's validation split only. The English reading
  * has its own `w` and cut points; every other message (and every message when the encoder is not
@@ -43,7 +43,7 @@ export interface EnglishReading extends LinearModel, Mix {
   encoder: string;
 }
 
-/** What bench/train-sentiment.ts writes to model.json. */
+/** What scripts/train-sentiment.ts writes to model.json. */
 export interface SentimentModel extends LinearModel {
   format: 1;
   /** The embedding model the weights were trained on (EMBEDDINGS_MODEL). */

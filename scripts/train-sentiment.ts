@@ -19,22 +19,20 @@ import { createHash } from 'node:crypto';
 import { Command } from 'commander';
 import { loadServicesConfig } from '../domain/config';
 import { createEmbedder, createEnglishEncoder, type Embedder } from '../domain/models/embeddings';
-import { messageLanguage } from '../domain/sentiment/analyze';
 import { CLASSES, train, TRAIN_DEFAULTS, type LinearModel } from '../domain/sentiment/classifier';
 import { EXAMPLES } from '../domain/sentiment/examples';
 import {
   cleanMessage,
   mixOf,
   rawValue,
-  readMessages,
   type SegmentReading,
   type SentimentModel,
 } from '../domain/sentiment/local-engine';
-import { chunks } from './lib/api-client';
-import { progress } from './lib/progress';
-import { DEFAULT_DATASETS, resolveDatasets, round } from './lib/run-info';
-import { classMetrics, classOf, loadTweetEval, tuneCuts, type ClassIndex, type LabelledText } from './lib/sentiment';
-import { writeResult } from './lib/run-info';
+import { chunks } from '../bench/lib/api-client';
+import { DEFAULT_DATASETS, resolveDatasets, round } from '../bench/lib/run-info';
+import { classMetrics, classOf, loadTweetEval, tuneCuts, type ClassIndex } from '../bench/lib/sentiment';
+import { type Encoders, readAll } from '../bench/lib/sentiment-readings';
+import { writeResult } from '../bench/lib/run-info';
 
 /** Lexicon weights tried on validation. */
 export const LEXICON_WEIGHTS = [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
@@ -49,37 +47,6 @@ export function exampleRows() {
   return EXAMPLES.flatMap((set) =>
     CLASSES.flatMap((polarity, label) => set[polarity].map((text) => ({ text, label, language: set.language }))),
   );
-}
-
-/** The encoders a reading uses: E5, and the English encoder when configured. */
-export interface Encoders {
-  embedder: Embedder;
-  english?: Embedder;
-}
-
-/** Segment readings of labelled texts under `model`, in batches, with the request language the API would pick. */
-export async function readAll(
-  encoders: Encoders,
-  model: SentimentModel,
-  items: readonly LabelledText[],
-  label: string,
-  o: { keepVectors?: boolean } = {},
-): Promise<SegmentReading[][]> {
-  const bar = progress(label, items.length, { every: 1000 });
-  const out: SegmentReading[][] = [];
-  for (const batch of chunks(items, BATCH)) {
-    out.push(
-      ...(await readMessages(
-        encoders,
-        batch.map((t) => ({ message: t.text, language: messageLanguage(undefined, t.text) })),
-        model,
-        o,
-      )),
-    );
-    bar.tick(batch.length);
-  }
-  bar.stop();
-  return out;
 }
 
 /** The examples' classifier over one encoder's vectors, weights rounded as stored. */
