@@ -112,6 +112,16 @@ export default defineConfig([
                 'The domain is shared by the API and the worker and imports neither of them: ' +
                 'move what it needs into domain/.',
             }),
+            {
+              // @temporalio/common is allowed: ApplicationFailure is how the domain says a failure is not worth
+              // retrying (InvalidInput, InputTooCostly; domain/failures.ts), a plain class that needs no Temporal
+              // context. The activity context, the client and the worker stay outside: the domain reports
+              // progress through its Progress port (domain/progress.ts; activities/progress.ts binds it).
+              regex: '^@temporalio/(?!common$)',
+              message:
+                'The domain runs outside Temporal too (API, benches, tests): take progress as a Progress ' +
+                '(domain/progress.ts) and leave @temporalio/* but @temporalio/common to activities/, workflows/ and api/.',
+            },
           ],
         },
       ],

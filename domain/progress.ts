@@ -3,7 +3,7 @@
  * shows the details, and the server answers a heartbeat with cancellation); a benchmark or a test
  * calling the function directly passes none.
  */
-export type Progress = (details: Record<string, unknown>) => void;
+export type Progress = (details?: Record<string, unknown>) => void;
 
 /**
  * Reports `details` every second until `work` settles, so work waiting on a CPU thread

@@ -2,7 +2,6 @@
  * Writes articles, cases and incidents of one tenant into Weaviate. Object ids are derived from
  * (tenant, kind, id, passage), so a retried activity or a re-upload overwrites instead of duplicating.
  */
-import { heartbeat } from '@temporalio/activity';
 import { Filters, WeaviateClient, generateUuid5 } from 'weaviate-client';
 import type { Article } from '../contracts/article';
 import type { Case } from '../contracts/case';
@@ -38,6 +37,8 @@ interface Deps {
   weaviate: () => Promise<WeaviateClient>;
   embedder: Embedder;
   signal?: AbortSignal;
+  /** The activity's heartbeat (activities/progress.ts); without it (tests, tools) nothing is reported. */
+  progress?: Progress;
 }
 
 interface NewObject<P> {
@@ -126,7 +127,6 @@ export interface ArticleSlice extends IngestResult {
 interface ArticleDeps extends Deps {
   /** The CPU threads the conversion runs on, with its budget; without them (tests, tools) it runs inline. */
   cpu?: CpuPool;
-  progress?: Progress;
   sliceMs?: number;
   /** The batch's run (cache key), and how to read the batch when the input leaves it out. */
   run?: { runKey: string; read: () => Promise<Article[]> };
@@ -296,7 +296,7 @@ export async function upsertArticles(deps: ArticleDeps, input: ArticleSliceInput
       completed.push(...done);
       lastGroupMs = Date.now() - groupStarted;
     }
-    heartbeat({ stored: completed.length });
+    deps.progress?.({ stored: completed.length });
   }
   if (deps.run) preparedBatches.delete(deps.run.runKey);
   return { stored: completed.length, failed, completed };
@@ -327,7 +327,7 @@ async function storeGroup(o: {
     inputType: 'passage',
     tenant: o.tenant,
     signal: o.deps.signal,
-    onBatch: () => heartbeat(),
+    onBatch: () => o.deps.progress?.(),
   });
   const objects: NewObject<ArticlePassageProperties>[] = entries.map(({ meta, prepared, passage }, i) => {
     const p = prepared.passages[passage];
@@ -397,7 +397,7 @@ export async function deleteArticles(
     }
     // One title per article: a single call removes them (100 ids, far below the server's maximum).
     await titles?.data.deleteMany(titles.filter.byProperty('articleId').containsAny(ids));
-    heartbeat();
+    deps.progress?.();
   }
   return { stored: input.articleIds.length, failed: [] };
 }
@@ -413,7 +413,7 @@ export async function upsertCases(deps: Deps, input: { tenant: string; cases: Ca
       inputType: 'passage',
       tenant: input.tenant,
       signal: deps.signal,
-      onBatch: () => heartbeat({ stored }),
+      onBatch: () => deps.progress?.({ stored }),
     });
     const objects = group.map((c, i) => ({
       id: objectId(input.tenant, 'case', c.id),
@@ -423,7 +423,7 @@ export async function upsertCases(deps: Deps, input: { tenant: string; cases: Ca
     const errors = await insert(collection, objects);
     for (const [i, message] of errors) failed.push({ id: group[i].id, error: message });
     stored += group.length - errors.size;
-    heartbeat({ stored });
+    deps.progress?.({ stored });
   }
   return { stored, failed };
 }

@@ -68,6 +68,22 @@ describe('lint: import boundaries (README, "Layout")', () => {
         "import { x } from '../failures';",
         "import { x } from './client';",
         "import { x } from 'weaviate-client';",
+        "import { ApplicationFailure } from '@temporalio/common';",
+      ],
+    });
+  });
+
+  it('reports the domain importing Temporal packages other than @temporalio/common, types included', async () => {
+    await expectFindings({
+      file: 'domain/weaviate/x.ts',
+      reported: true,
+      imports: [
+        "import { heartbeat } from '@temporalio/activity';",
+        "import { Context } from '@temporalio/activity';",
+        "import type { Client } from '@temporalio/client';",
+        "import { proxyActivities } from '@temporalio/workflow';",
+        "import { Worker } from '@temporalio/worker';",
+        "import { x } from '@temporalio/common/lib/failure';",
       ],
     });
   });
