@@ -221,7 +221,10 @@ describe('docker-compose.yml', () => {
       const configSource = read('domain/config.ts');
       for (const variable of SERVICE_VARIABLES) {
         assert.ok(
-          configSource.includes(`env.${variable}`) || configSource.includes(`'${variable}'`),
+          // A setting of the table (`TEMPORAL_ADDRESS: text(...)`), or read by name.
+          new RegExp(`^\\s*${variable}: `, 'm').test(configSource) ||
+            configSource.includes(`env.${variable}`) ||
+            configSource.includes(`'${variable}'`),
           `domain/config.ts no longer reads ${variable}`,
         );
         assert.ok(typeof env[variable] === 'string' && env[variable] !== '', `${name} lacks ${variable}`);
