@@ -66,10 +66,10 @@ export type AskActivityDeps = Pick<ActivityDeps, 'weaviate' | 'embedder' | 'engl
 /** The activities of ask (workflows/ask.ts), registered by the worker processes and by the API's ask worker. */
 export function createAskActivities(deps: AskActivityDeps) {
   return {
-    readSessionTurns: measured(deps, ask.sessionTurns),
-    rewriteFollowUp: bind(deps, ask.standaloneOf),
+    readSessionTurns: measured(deps, ask.readSessionTurns),
+    rewriteFollowUp: bind(deps, ask.rewriteFollowUp),
     answerLocally: measured(deps, ask.answerLocally),
-    retrieveSources: measured(deps, ask.retrieveForAnswer),
+    retrieveSources: measured(deps, ask.retrieveSources),
     composeLocalAnswer: measured(deps, ask.composeLocalAnswer),
     composeModelAnswer: measured(deps, ask.composeModelAnswer),
     storeAnswer: measured(deps, ask.storeAnswer),

@@ -7,9 +7,9 @@ import {
   answerFrom,
   answerLocally,
   composeModelAnswer,
-  retrieveForAnswer,
-  sessionTurns,
-  standaloneOf,
+  retrieveSources,
+  readSessionTurns,
+  rewriteFollowUp,
   storeAnswer,
   type AskAnswer,
   type AskDeps,
@@ -22,16 +22,17 @@ export async function askInProcess(
   input: AskQuestion & { store?: boolean },
 ): Promise<AskAnswer & { timings: AskTimings }> {
   const started = performance.now();
-  const history = input.followUp ? await sessionTurns(deps, input) : [];
+  const history = input.followUp ? await readSessionTurns(deps, input) : [];
   // As the workflow reports it: no `history` step without a session to read.
   const historyMs = input.followUp ? performance.now() - started : undefined;
   if (deps.chat.engine === 'local') {
     const answered = await answerLocally(deps, { question: input, history, store: input.store });
     return { ...answered, timings: { ...answered.timings, history: historyMs } };
   }
-  const standalone = history.length > 0 ? await standaloneOf(deps, { question: input.question, history }) : undefined;
+  const standalone =
+    history.length > 0 ? await rewriteFollowUp(deps, { question: input.question, history }) : undefined;
   const retrieving = performance.now();
-  const found = await retrieveForAnswer(deps, { ...input, history, standalone, engine: 'openai' });
+  const found = await retrieveSources(deps, { ...input, history, standalone, engine: 'openai' });
   const retrieveMs = performance.now() - retrieving;
   const composing = performance.now();
   const answer = await composeModelAnswer(deps, {

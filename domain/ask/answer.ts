@@ -100,7 +100,7 @@ export const turnOf = (record: AnswerRecord): Turn => ({
 export type AskDeps = Deps & { chat: ChatGateway; english?: Embedder };
 
 /** The session's last turns, oldest first, from its stored answers (each ask stores its answer before it returns). */
-export async function sessionTurns(
+export async function readSessionTurns(
   deps: Pick<Deps, 'weaviate'>,
   input: { tenant: string; chatId: string },
 ): Promise<Turn[]> {
@@ -112,7 +112,7 @@ export async function sessionTurns(
  * The question as it is searched for. A follow-up is rewritten by the model when one is configured
  * (a model call, which the workflow runs as an activity of its own); otherwise locally.
  */
-export function standaloneOf(
+export function rewriteFollowUp(
   deps: { chat: ChatGateway; signal?: AbortSignal },
   input: { question: string; history: Turn[]; tenant?: string },
 ): Promise<string> {
@@ -125,7 +125,7 @@ export function standaloneOf(
  * to answer in, and the question's intent tag. `standalone` is the rewritten follow-up when the
  * model made it; otherwise the local rewrite is made here.
  */
-export async function retrieveForAnswer(
+export async function retrieveSources(
   deps: AskDeps,
   input: Pick<AskQuestion, 'tenant' | 'question' | 'productIds' | 'author' | 'language' | 'now'> & {
     history: Turn[];
@@ -137,7 +137,7 @@ export async function retrieveForAnswer(
   const d = { ...deps, timings };
   const local = { ...deps.chat, complete: undefined };
   // What is searched for and composed from is the question's opening (ASK_BOUNDS): its cost is bounded.
-  const standalone = searchedQuestion(input.standalone ?? (await standaloneOf({ chat: local }, input)));
+  const standalone = searchedQuestion(input.standalone ?? (await rewriteFollowUp({ chat: local }, input)));
   const retrieval: AskRetrievalInput = {
     tenant: input.tenant,
     text: standalone,
@@ -238,7 +238,7 @@ export async function answerLocally(
 ): Promise<AskAnswer & { timings: AskTimings }> {
   const { question: q } = input;
   const retrieving = performance.now();
-  const found = await retrieveForAnswer(deps, { ...q, history: input.history, engine: 'local' });
+  const found = await retrieveSources(deps, { ...q, history: input.history, engine: 'local' });
   const composing = performance.now();
   const answer = await composeLocalAnswer(deps, found);
   const storing = performance.now();

@@ -16,7 +16,7 @@ import {
 import { fitJson, fitTokens } from '../models/prompt-budget';
 import { contentTokens, words } from './sentences';
 
-/** One earlier turn of a session, read from its stored answer (ask/answer.ts, `sessionTurns`). */
+/** One earlier turn of a session, read from its stored answer (ask/answer.ts, `readSessionTurns`). */
 export interface Turn {
   question: string;
   /** The question as it was searched for. */

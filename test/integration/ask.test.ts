@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
-import { sessionTurns } from '../../domain/ask/answer';
+import { readSessionTurns } from '../../domain/ask/answer';
 import { connectWeaviate } from '../../domain/weaviate/client';
 import { loadServicesConfig } from '../../domain/config';
 import { findAnswer } from '../../domain/weaviate/answers';
@@ -215,7 +215,7 @@ describe('POST /v1/assistant/ask (local engine)', () => {
     const third = await ask(key, { query: 'And where do I find it?' }, { 'Chat-Identifier': chat });
     assert.equal(third.status, 200);
     assert.deepEqual(
-      (await sessionTurns({ weaviate }, { tenant, chatId: chat })).map((t) => t.question),
+      (await readSessionTurns({ weaviate }, { tenant, chatId: chat })).map((t) => t.question),
       ['How do I reset my password?', 'How long is it valid?', 'And where do I find it?'],
     );
 
@@ -249,11 +249,11 @@ describe('POST /v1/assistant/ask (local engine)', () => {
     assert.ok(!res.body.urls.includes(reset.url));
     const weaviate = () => connectWeaviate(loadServicesConfig().weaviate);
     assert.deepEqual(
-      (await sessionTurns({ weaviate }, { tenant: other.tenant, chatId: chat })).map((t) => t.question),
+      (await readSessionTurns({ weaviate }, { tenant: other.tenant, chatId: chat })).map((t) => t.question),
       ['How long is it valid?'],
     );
     assert.deepEqual(
-      (await sessionTurns({ weaviate }, { tenant, chatId: chat })).map((t) => t.question),
+      (await readSessionTurns({ weaviate }, { tenant, chatId: chat })).map((t) => t.question),
       ['How do I reset my password?'],
     );
   });
