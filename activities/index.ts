@@ -13,7 +13,7 @@ import type { ChatGateway } from '../domain/models/chat';
 import type { Embedder } from '../domain/models/embeddings';
 import type { TokenMeter } from '../domain/models/token-meter';
 import * as ask from '../domain/ask/answer';
-import * as evaluation from '../domain/evaluation/grade';
+import * as evaluation from '../domain/evaluation/evaluate';
 import * as answers from '../domain/weaviate/answers';
 import * as ingest from '../domain/weaviate/ingest';
 import * as tags from '../domain/tags/train';
@@ -89,7 +89,7 @@ export function createActivities(deps: ActivityDeps) {
     upsertCases: bind(deps, ingest.upsertCases),
     upsertIncident: bind(deps, ingest.upsertIncident),
     storeAnswers: bind(deps, answers.storeAnswers),
-    gradeOutput: bind(deps, evaluation.gradeOutput),
+    evaluate: bind(deps, evaluation.evaluate),
     trainTags: bind(deps, tags.trainTags),
     planEvalImport: bind(deps, batch.planEvalImport),
     gradeImportChunk: bind(deps, batch.gradeImportChunk),

@@ -65,7 +65,7 @@ export type OperationInputs = Inputs<{
   uploadIncident: { body: IncidentUpload };
   searchCases: { body: SearchCasesRequest };
   searchArticles: { query: SearchArticlesQuery };
-  evaluateOutput: { body: EvaluateRequest };
+  evaluate: { body: EvaluateRequest };
 }>;
 
 /** The validated body and query of operation `Id`. */

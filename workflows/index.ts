@@ -2,6 +2,6 @@
 export * from './ingestion';
 export * from './read-log';
 export * from './ask';
-export * from './evaluation';
+export * from './evaluate';
 export * from './tag-training';
 export * from './eval-batch';

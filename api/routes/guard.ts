@@ -35,7 +35,7 @@ export interface GuardDeps {
 }
 
 /** The operations a configured chat model answers, which spend the tenant's tokens. */
-const USES_MODEL = new Set(['ask', 'summarize', 'tagConversation', 'analyzeSentiment', 'evaluateOutput']);
+const USES_MODEL = new Set(['ask', 'summarize', 'tagConversation', 'analyzeSentiment', 'evaluate']);
 
 /**
  * What each operation cannot answer without, beyond the key store (checked by the key look-up
@@ -54,7 +54,7 @@ const NEEDS: Record<string, readonly DependencyName[]> = {
   uploadIncident: ['temporal', 'weaviate', 'embeddings'],
   searchCases: ['weaviate', 'embeddings'],
   searchArticles: ['weaviate', 'embeddings'],
-  evaluateOutput: ['temporal'],
+  evaluate: ['temporal'],
 };
 
 export function guard(deps: GuardDeps, op: Operation, deadlineKind: DeadlineKind, ...extra: Middleware[]): Middleware {

@@ -10,7 +10,7 @@ import { tokenBudget } from '../middlewares/token-budget';
 import { buildOpenApiDocument } from '../schemas/openapi';
 import { articlesRoutes } from './articles';
 import { assistantRoutes } from './assistant';
-import { autoevalRoutes } from './autoeval';
+import { evaluateRoutes } from './evaluate';
 import { casesRoutes } from './cases';
 import { conversationsRoutes } from './conversations';
 import { incidentsRoutes } from './incidents';
@@ -53,7 +53,7 @@ export function createRouter(deps: RouteDeps): Router {
     conversationsRoutes,
     sentimentRoutes,
     tagRoutes,
-    autoevalRoutes,
+    evaluateRoutes,
   ])
     mount(router, routeDeps);
   return router;

@@ -314,7 +314,7 @@ export const operations = [
     errorNotes: { 403: "Also when `X-Business-Id` names a business outside the API key's tenant." },
   },
   {
-    operationId: 'evaluateOutput',
+    operationId: 'evaluate',
     method: 'POST',
     path: '/v1/control/autoeval/evaluate',
     scope: 'evaluate',

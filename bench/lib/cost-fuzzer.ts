@@ -36,7 +36,7 @@ export const COST_OPERATIONS = {
   'summary-conversation': 'summarize',
   sentiment: 'analyzeSentiment',
   tag: 'tagConversation',
-  evaluate: 'evaluateOutput',
+  evaluate: 'evaluate',
   feedback: 'sendFeedback',
 } as const satisfies Record<string, OperationId>;
 
@@ -334,7 +334,7 @@ function evaluateSpecs(): Spec[] {
       const room = ITEM - fixed - 200;
       const output = text(pattern, r, LIMITS.text, Math.floor(room * 0.7));
       const user = text(pattern, r, LIMITS.text, room - jsonBytes(output));
-      return post(operation('evaluateOutput').path, {
+      return post(operation('evaluate').path, {
         messages: [system, { role: 'user', content: user }],
         output,
         rules: ruleList,

@@ -23,7 +23,7 @@ import {
   insertResults,
   resultUseCases,
 } from '../weaviate/eval-results';
-import { gradeOutput } from './grade';
+import { evaluate } from './evaluate';
 import { asksOnTopic, topicSimilarities } from './topic';
 import type { Progress } from '../progress';
 import type { Redaction } from './redact';
@@ -252,7 +252,7 @@ export async function gradeImportChunk(
       continue;
     }
     try {
-      const grading = await gradeOutput(deps, {
+      const grading = await evaluate(deps, {
         messages: record.messages,
         output: record.output,
         rules: useCase.rules,

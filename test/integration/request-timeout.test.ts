@@ -62,7 +62,7 @@ describe('Request-Timeout: one rule for every endpoint', () => {
       path: '/v1/community/search/articles?text=reset%20password',
       headers: { 'X-Business-Id': tenant },
     },
-    evaluateOutput: {
+    evaluate: {
       method: 'POST',
       path: '/v1/control/autoeval/evaluate',
       body: {

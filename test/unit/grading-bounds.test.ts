@@ -13,11 +13,11 @@ import {
   MAX_RULE_RESULT_BYTES,
   TEXT_BYTES,
 } from '../../domain/evaluation/evidence';
-import { judgeFailure } from '../../domain/evaluation/grade';
+import { judgeFailure } from '../../domain/evaluation/evaluate';
 import type { Grading } from '../../domain/evaluation/results';
 import { LIMITS } from '../../domain/contracts/common';
 import { MAX_RULES } from '../../domain/contracts/evaluation';
-import { FALLBACK_REASON_CHARS } from '../../workflows/evaluation';
+import { FALLBACK_REASON_CHARS } from '../../workflows/evaluate';
 
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 /** Temporal's default limit of one payload. */

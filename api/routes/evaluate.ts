@@ -1,6 +1,6 @@
 /**
  * POST /v1/control/autoeval/evaluate: resolves the rules (the request's own, else its use case's,
- * else the `default` use case's) and grades the output in a workflow (workflows/evaluation.ts).
+ * else the `default` use case's) and grades the output in a workflow (workflows/evaluate.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { UseCaseError } from '../../domain/evaluation/use-cases';
@@ -40,34 +40,30 @@ function resolveRules(
   return { rules: useCase.rules, useCase: name };
 }
 
-export const autoevalRoutes: RouteModule = (router, deps) => {
-  const evaluate = operation('evaluateOutput');
-  router.post(
-    evaluate.path,
-    guard(deps, evaluate, 'model'),
-    async function evaluateOutput(ctx: OperationContext<'evaluateOutput'>) {
-      const body = ctx.state.input.body;
-      const { tenant } = ctx.state.auth;
-      const { rules, useCase } = resolveRules(deps, { tenant, body, log: ctx.state.log });
-      const input = { tenant, useCase, messages: body.messages, output: body.output, rules };
-      const engine = { engine: deps.chat.engine, fallback: deps.chatFallback, deadline: ctx.state.deadline };
-      // The input travels in the workflow's history: it must fit a Temporal payload.
-      const bytes = Buffer.byteLength(JSON.stringify(input));
-      if (bytes > MAX_ITEM_BYTES)
-        throw payloadTooLarge(
-          `the messages, output and rules are ${bytes} bytes as JSON; evaluate takes at most ${MAX_ITEM_BYTES}`,
-        );
-      const { fallback, ...grading } = await deps.runner.execute({
-        workflow: evaluateWorkflow,
-        operation: OPERATIONS.evaluate,
-        tenant,
-        key: randomUUID(),
-        input: { ...input, ...engine },
-        deadline: ctx.state.deadline,
-        requestId: ctx.state.requestId,
-      });
-      if (fallback) markFallback(ctx, fallback.reason);
-      ctx.body = grading;
-    },
-  );
+export const evaluateRoutes: RouteModule = (router, deps) => {
+  const op = operation('evaluate');
+  router.post(op.path, guard(deps, op, 'model'), async function evaluate(ctx: OperationContext<'evaluate'>) {
+    const body = ctx.state.input.body;
+    const { tenant } = ctx.state.auth;
+    const { rules, useCase } = resolveRules(deps, { tenant, body, log: ctx.state.log });
+    const input = { tenant, useCase, messages: body.messages, output: body.output, rules };
+    const engine = { engine: deps.chat.engine, fallback: deps.chatFallback, deadline: ctx.state.deadline };
+    // The input travels in the workflow's history: it must fit a Temporal payload.
+    const bytes = Buffer.byteLength(JSON.stringify(input));
+    if (bytes > MAX_ITEM_BYTES)
+      throw payloadTooLarge(
+        `the messages, output and rules are ${bytes} bytes as JSON; evaluate takes at most ${MAX_ITEM_BYTES}`,
+      );
+    const { fallback, ...grading } = await deps.runner.execute({
+      workflow: evaluateWorkflow,
+      operation: OPERATIONS.evaluate,
+      tenant,
+      key: randomUUID(),
+      input: { ...input, ...engine },
+      deadline: ctx.state.deadline,
+      requestId: ctx.state.requestId,
+    });
+    if (fallback) markFallback(ctx, fallback.reason);
+    ctx.body = grading;
+  });
 };

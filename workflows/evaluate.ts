@@ -10,12 +10,12 @@
  * activity in the history.
  */
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
-import type { GradeInput } from '../domain/evaluation/grade';
+import type { EvaluateInput } from '../domain/evaluation/evaluate';
 import type { Grading } from '../domain/evaluation/results';
 import { FALLBACK_RESERVE_MS } from './constants';
 import { grading, gradingUntil } from './proxies';
 
-export interface EvaluateWorkflowInput extends GradeInput {
+export interface EvaluateWorkflowInput extends EvaluateInput {
   tenant: string;
   useCase?: string;
   /** The engine the API was configured with. */
@@ -34,12 +34,12 @@ export const FALLBACK_REASON_CHARS = 160;
 export async function evaluateWorkflow(input: EvaluateWorkflowInput): Promise<EvaluateWorkflowResult> {
   const grade = { messages: input.messages, output: input.output, rules: input.rules, tenant: input.tenant };
   if (input.engine !== 'openai' || input.fallback !== 'local' || input.deadline === undefined)
-    return grading.gradeOutput(grade);
+    return grading.evaluate(grade);
   try {
-    return await gradingUntil(input.deadline - FALLBACK_RESERVE_MS).gradeOutput(grade);
+    return await gradingUntil(input.deadline - FALLBACK_RESERVE_MS).evaluate(grade);
   } catch (err) {
     if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
-    const graded = await grading.gradeOutput({ ...grade, engine: 'local' });
+    const graded = await grading.evaluate({ ...grade, engine: 'local' });
     const reason = err.cause?.message ?? err.message;
     return { ...graded, fallback: { reason: reason.slice(0, FALLBACK_REASON_CHARS) } };
   }

@@ -1,5 +1,5 @@
 /**
- * The `gradeOutput` activity: the model judge when a chat model is configured, else the
+ * The `evaluate` activity: the model judge when a chat model is configured, else the
  * built-in judge, on one of the worker's CPU threads. Both return the same Grading, ordered
  * critical failures first, within the bounds of evidence.ts (it always fits a Temporal payload).
  * An output the built-in judge cannot grade within a thread's budget, stack or memory fails at
@@ -16,15 +16,15 @@ import { gradeWithModel } from './model-judge';
 import { asksOnTopic, topicSimilarity } from './topic';
 import type { Grading } from './results';
 
-export interface GradeInput {
+export interface EvaluateInput {
   messages: { role: string; content: string }[];
   output: string;
   rules: Rule[];
 }
 
-export async function gradeOutput(
+export async function evaluate(
   deps: { chat: ChatGateway; cpu: CpuPool; embedder?: Embedder; signal?: AbortSignal; progress?: Progress },
-  input: GradeInput & {
+  input: EvaluateInput & {
     /** The tenant the model's tokens are counted for, and whose turn the embedding calls take. */
     tenant?: string;
     /** `local`: the built-in judge, even with a model configured (it stands in for a failed model). */
@@ -49,7 +49,7 @@ export async function gradeOutput(
 /** The built-in judge on a CPU thread, with the output's similarity to the question when a rule asks whether it is on topic. */
 async function gradeBuiltin(
   deps: { cpu: CpuPool; embedder?: Embedder; signal?: AbortSignal },
-  input: GradeInput & { tenant?: string; interactive: boolean; measured?: number | null },
+  input: EvaluateInput & { tenant?: string; interactive: boolean; measured?: number | null },
 ): Promise<Grading> {
   const { tenant, interactive, measured, ...grade } = input;
   const similarity =

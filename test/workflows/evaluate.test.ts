@@ -1,6 +1,6 @@
 /**
- * Evaluate (workflows/evaluation.ts) on the time-skipping test server, with the real grading
- * activity (createActivities' gradeOutput: the built-in judge on a CPU thread, as without a chat
+ * Evaluate (workflows/evaluate.ts) on the time-skipping test server, with the real grading
+ * activity (createActivities' evaluate: the built-in judge on a CPU thread, as without a chat
  * model): it grades on the grading task queue against the rules in its input, which the history
  * keeps; a judge that keeps failing is tried three times, an input past its CPU budget once.
  */
@@ -15,7 +15,7 @@ import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../../domain/evaluation/use
 import { FAILURE_TYPES } from '../../domain/failures';
 import { createChatGateway } from '../../domain/models/chat';
 import { gradingTaskQueue } from '../../workflows/constants';
-import { evaluateWorkflow } from '../../workflows/evaluation';
+import { evaluateWorkflow } from '../../workflows/evaluate';
 import { freshTenant } from '../helpers/harness';
 import { historyOf, withTestWorkers, type TestWorkers } from '../helpers/time-skipping';
 
@@ -36,8 +36,8 @@ const noService = (name: string) => () => Promise.reject(new Error(`${name} is n
  * The worker's real activities with the clients grading needs: no chat model (the built-in
  * judge) and a CPU thread. Weaviate and the embedding server are not there; grading never asks.
  */
-function gradingActivities(cpu: CpuPool): Pick<Activities, 'gradeOutput'> {
-  const { gradeOutput } = createActivities({
+function evaluateActivities(cpu: CpuPool): Pick<Activities, 'evaluate'> {
+  const { evaluate } = createActivities({
     weaviate: noService('Weaviate'),
     embedder: { model: 'none', embed: noService('the embedding server') },
     chat: createChatGateway(undefined),
@@ -45,10 +45,10 @@ function gradingActivities(cpu: CpuPool): Pick<Activities, 'gradeOutput'> {
     cpu,
     tagCpu: cpu,
   });
-  return { gradeOutput };
+  return { evaluate };
 }
 
-function evaluate(w: TestWorkers, o: { output: string }) {
+function startEvaluate(w: TestWorkers, o: { output: string }) {
   const tenant = freshTenant();
   return w.client.workflow.start(evaluateWorkflow, {
     taskQueue: w.taskQueue,
@@ -75,8 +75,8 @@ describe('workflows: evaluate (time-skipping)', () => {
   after(() => cpu.close());
 
   it('grades with the built-in judge on the grading queue, critical failures first', async () => {
-    await withTestWorkers({ activities: gradingActivities(cpu) }, async (w) => {
-      const handle = await evaluate(w, { output: 'Open Settings, then write to help@example.com.' });
+    await withTestWorkers({ activities: evaluateActivities(cpu) }, async (w) => {
+      const handle = await startEvaluate(w, { output: 'Open Settings, then write to help@example.com.' });
       const grading = await handle.result();
       assert.deepEqual(
         grading.rules.map((r) => [r.ruleId, r.outcome]),
@@ -98,8 +98,8 @@ describe('workflows: evaluate (time-skipping)', () => {
   });
 
   it('passes an output that keeps the rules', async () => {
-    await withTestWorkers({ activities: gradingActivities(cpu) }, async (w) => {
-      const grading = await (await evaluate(w, { output: 'Open Settings and choose Reset password.' })).result();
+    await withTestWorkers({ activities: evaluateActivities(cpu) }, async (w) => {
+      const grading = await (await startEvaluate(w, { output: 'Open Settings and choose Reset password.' })).result();
       assert.deepEqual(
         grading.rules.map((r) => [r.ruleId, r.outcome]),
         [
@@ -113,14 +113,14 @@ describe('workflows: evaluate (time-skipping)', () => {
 
   it('tries a judge that keeps failing three times, then fails', async () => {
     const attempts: number[] = [];
-    const stalled: Pick<Activities, 'gradeOutput'> = {
-      async gradeOutput() {
+    const stalled: Pick<Activities, 'evaluate'> = {
+      async evaluate() {
         attempts.push(activityInfo().attempt);
         throw ApplicationFailure.retryable('the chat model did not answer in time', FAILURE_TYPES.timeout);
       },
     };
     await withTestWorkers({ activities: stalled }, async (w) => {
-      const err = await failureOf((await evaluate(w, { output: 'Hello' })).result());
+      const err = await failureOf((await startEvaluate(w, { output: 'Hello' })).result());
       assert.ok(err.cause instanceof ActivityFailure);
       assert.equal((err.cause.cause as ApplicationFailure).type, FAILURE_TYPES.timeout);
       assert.deepEqual(attempts, [1, 2, 3]);
@@ -129,14 +129,14 @@ describe('workflows: evaluate (time-skipping)', () => {
 
   it('does not retry an input past its CPU budget', async () => {
     const attempts: number[] = [];
-    const tooCostly: Pick<Activities, 'gradeOutput'> = {
-      async gradeOutput() {
+    const tooCostly: Pick<Activities, 'evaluate'> = {
+      async evaluate() {
         attempts.push(activityInfo().attempt);
         throw ApplicationFailure.retryable('grading this output took longer than its budget', FAILURE_TYPES.tooCostly);
       },
     };
     await withTestWorkers({ activities: tooCostly }, async (w) => {
-      const err = await failureOf((await evaluate(w, { output: 'Hello' })).result());
+      const err = await failureOf((await startEvaluate(w, { output: 'Hello' })).result());
       assert.equal(((err.cause as ActivityFailure).cause as ApplicationFailure).type, FAILURE_TYPES.tooCostly);
       assert.deepEqual(attempts, [1]);
     });
@@ -144,9 +144,9 @@ describe('workflows: evaluate (time-skipping)', () => {
 
   it('grades with the built-in judge when the model judge fails for good and CHAT_FALLBACK=local, saying why', async () => {
     const engines: (string | undefined)[] = [];
-    const { gradeOutput: builtin } = gradingActivities(cpu);
-    const modelDown: Pick<Activities, 'gradeOutput'> = {
-      async gradeOutput(input) {
+    const { evaluate: builtin } = evaluateActivities(cpu);
+    const modelDown: Pick<Activities, 'evaluate'> = {
+      async evaluate(input) {
         engines.push(input.engine);
         if (input.engine !== 'local')
           throw ApplicationFailure.retryable('the model service is unavailable', FAILURE_TYPES.unavailable);
