@@ -16,7 +16,7 @@ import type { ReadinessReport } from './readiness';
 import type { DependencyHealth } from './dependency-health';
 import type { ReadRunner } from './read-path';
 import type { WorkflowRunner } from './workflow-runner';
-import type { AnsweredAsks } from './answered-asks';
+import type { AnsweredAsks } from './ask-runtime';
 import type { TagTrainerTiming } from '../workflows/tag-training';
 
 export interface ApiLimits {
@@ -48,7 +48,7 @@ export const DEFAULT_LIMITS: ApiLimits = {
 
 export interface AppDeps {
   runner: WorkflowRunner;
-  /** Answers of asks this process's ask worker ran, as they end (answered-asks.ts); without it asks wait for the server. */
+  /** Answers of asks this process's ask worker ran, as they end (ask-runtime/); without it asks wait for the server. */
   answered?: AnsweredAsks;
   /**
    * Begins embedding an ask's question as its execution starts, for the retrieval step that this

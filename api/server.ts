@@ -15,9 +15,9 @@ import { ApiKeyStore } from '../domain/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../domain/weaviate/client';
 import { ensureCollections } from '../domain/weaviate/collections';
 import { WeaviateRateCounts } from '../domain/weaviate/rate-counts';
-import { startAskWorker } from '../worker/ask-worker';
 import { temporalLogger } from '../worker/logger';
-import { AnsweredAsks } from './answered-asks';
+import { AnsweredAsks } from './ask-runtime';
+import { startAskWorker } from '../worker/ask-worker';
 import { createApp } from './app';
 import { listen } from './http-server';
 import { type ApiConfig, loadApiConfig } from './config';
@@ -91,7 +91,7 @@ export async function startApi(o: ServerOptions & { config: ApiConfig }): Promis
     syncMs: settings.tokenSyncMs,
     log: (level, message, meta) => logger[level](meta, message),
   });
-  // Asks run here, in this process's ask worker, with the same clients as the reads (worker/ask-worker.ts).
+  // Asks run here, in this process's ask worker, with the same clients as the reads (worker/ask-worker.ts, api/ask-runtime).
   const answered = new AnsweredAsks();
   const eagerAsks = settings.eagerAsks;
   const askWorker = await startAskWorker({
@@ -186,7 +186,7 @@ function main(): void {
   } catch (err) {
     return failed(err);
   }
-  // The ask worker's runtime logs through the API's log (worker/ask-worker.ts).
+  // The ask worker's runtime logs through the API's log (worker/ask-worker.ts, api/ask-runtime).
   Runtime.install({ logger: temporalLogger(config.workerLogLevel, logger) });
   startApi({ config }).then(({ close }) => {
     const stop = () => void close().then(() => process.exit(0));

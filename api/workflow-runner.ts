@@ -36,7 +36,7 @@ export interface StartOptions<A, R> {
   /** Search attributes beside TenantId and Operation. */
   attributes?: SearchAttributePair[];
   /**
-   * An ask: started on the ask task queue, whose worker runs in this process (worker/ask-worker.ts),
+   * An ask: started on the ask task queue, whose worker runs in this process (api/ask-runtime),
    * eagerly when the runner has an eager client (the first workflow task comes back with the
    * start). That worker is there whenever this process is, so no poller check is needed.
    */

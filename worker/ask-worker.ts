@@ -24,7 +24,7 @@ export interface AskWorkerOptions {
   maxActivities: number;
   /**
    * Hears each ask this worker runs as it ends: its answer, stored, or undefined when it is failing
-   * (api/answered-asks.ts).
+   * (api/ask-runtime/answered-asks.ts).
    */
   onEnded?: (workflowId: string, result: AskWorkflowResult | undefined) => void;
 }

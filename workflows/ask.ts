@@ -57,7 +57,7 @@ export interface AskWorkflowResult extends AskAnswer {
  * What the worker running an ask hears as the run ends: its answer, already stored, handed over as
  * the run's completion goes to the server, or that it is failing. The API process's own ask worker
  * uses them to answer the request without asking the server for the run's result
- * (api/answered-asks.ts); any other worker ignores them.
+ * (api/ask-runtime/answered-asks.ts); any other worker ignores them.
  */
 export interface AskSinks extends Sinks {
   asks: {

@@ -9,19 +9,18 @@ import { searchedQuestion } from '../../domain/ask/bounds';
 import { productList } from '../../domain/contracts/search';
 import { statedLanguage } from '../../domain/text/language';
 import { findAnswer, storeFeedback } from '../../domain/weaviate/answers';
-import { askWorkflow, type AskWorkflowInput, type AskWorkflowResult } from '../../workflows/ask';
+import { askWorkflow } from '../../workflows/ask';
+import { answeredFirst } from '../ask-runtime';
 import { ChatIdAttr, OPERATIONS } from '../../workflows/constants';
 import { badRequest, forbidden } from '../errors';
 import { presentAnswer } from '../presenters/ask';
-import { within } from '../readiness';
 import type { OperationContext, OperationMiddleware } from '../request-state';
 import { AGENT_VIEW_SCOPE } from '../scopes';
 import { operation } from '../schemas/operations';
 import { guard } from './guard';
 import { markFallback, readRoute } from './read-route';
 import { phaseTimings } from './server-timing';
-import type { RouteModule, RouterDeps } from './types';
-import { WorkflowRunner, type StartOptions } from '../workflow-runner';
+import type { RouteModule } from './types';
 
 /** A leading rating word of feedback: `+1`/`helpful` → 1, `-1`/`not helpful` → -1, else 0. */
 export function feedbackRating(details: string): number {
@@ -29,42 +28,6 @@ export function feedbackRating(details: string): number {
   if (text.startsWith('-1') || /^not helpful\b/.test(text)) return -1;
   if (text.startsWith('+1') || /^helpful\b/.test(text)) return 1;
   return 0;
-}
-
-/**
- * How long the route waits to hear from this process's worker about a run it holds before it asks
- * the server too: with a chat model, a run's later tasks may go to another worker, whose sinks this
- * process does not hear.
- */
-const UNHEARD_MS = 2000;
-
-/**
- * Runs an ask and returns its answer. A run started eagerly is in this process's ask worker, which
- * says how it ends (api/answered-asks.ts): its answer, or that it is failing, and only then (or
- * when nothing was heard within UNHEARD_MS or by the deadline) is the server asked for the result,
- * which is where failures (408, 503, 504) come from. A run the server dispatched answers through
- * the server, or through this process if its worker took it after all.
- */
-async function answeredFirst(
-  deps: RouterDeps,
-  start: StartOptions<AskWorkflowInput, AskWorkflowResult> & { deadline: number },
-): Promise<AskWorkflowResult> {
-  const workflowId = WorkflowRunner.workflowId(start);
-  const inProcess = deps.answered?.wait(workflowId);
-  try {
-    const handle = await deps.runner.start(start);
-    if (!inProcess) return await deps.runner.result(handle, start.deadline, start.operation);
-    if (handle.eagerlyStarted) {
-      const heard = await within(Math.min(UNHEARD_MS, start.deadline - Date.now()), inProcess).catch(() => undefined);
-      if (heard) return heard;
-    }
-    const fromServer = deps.runner.result(handle, start.deadline, start.operation);
-    // When this process answers first, the server's report (or its failure) comes a moment later to nobody.
-    fromServer.catch(() => undefined);
-    return await Promise.race([fromServer, inProcess.then((outcome) => outcome ?? fromServer)]);
-  } finally {
-    deps.answered?.forget(workflowId);
-  }
 }
 
 /**
@@ -131,7 +94,7 @@ export const assistantRoutes: RouteModule = (router, deps) => {
       // A question that is not a follow-up is searched for as it is (its opening): its embedding can begin now.
       if (chatHeader === undefined)
         deps.prefetchQuery?.({ tenant, text: searchedQuestion(start.input.question.question) });
-      const result = await answeredFirst(deps, start);
+      const result = await answeredFirst({ runner: deps.runner, answered: deps.answered, start });
       if (result.fallback) markFallback(ctx, result.fallback.reason);
       const total = performance.now() - started;
       // What the steps did not take: starting the workflow, its tasks, and the answer coming back.

@@ -272,7 +272,7 @@ export function weaviateSpec(o: WeaviateOptions): ServiceSpec {
   };
 }
 
-/** Weaviate's environment; docker-compose.yml sets the same keys (test/integration/compose.test.ts checks). */
+/** Weaviate's environment; docker-compose.yml sets the same keys (test/unit/compose.test.ts checks). */
 export function weaviateEnv(o: WeaviateOptions, hostname: string): Record<string, string> {
   return {
     AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED: 'false',

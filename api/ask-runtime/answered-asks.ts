@@ -8,7 +8,7 @@
  * the completion were then lost (this process dying that instant), the server would run the ask
  * again and store the same answer under the same id.
  */
-import type { AskWorkflowResult } from '../workflows/ask';
+import type { AskWorkflowResult } from '../../workflows/ask';
 
 /** The answer, or undefined when the run is failing and the server is to say how. */
 export type AskOutcome = AskWorkflowResult | undefined;
