@@ -39,15 +39,17 @@ export interface ServiceSpec {
 
 /**
  * The CPU priority of the processes doing batch work (the worker: ingestion, grading, tag
- * training; the passage embedding server of uploads), from BATCH_NICE (0 to 19, default 10; 0
+ * training; the passage embedding server of uploads), from BATCH_NICE (0 to 19, default 5; 0
  * turns it off). On a small host they share the cores with the processes serving the requests
  * people wait for (the API, the query embedding server, Weaviate, Temporal); below them, one
  * tenant's uploads or gradings take the cores only when those leave them. Measured with
  * `npm run bench:isolation` on 2 cores: the other tenant's p95 during a heavy evaluate went from
- * 3.4 to 1.0 times its quiet p95, during a 10 MB upload from 3.1 to 1.1 (docs/benchmarks.md).
+ * 3.4 times its quiet p95 to 1.0 at nice 10 and 1.2 at nice 5, during a 10 MB upload from 3.1 to
+ * 1.1 at nice 10; but at 10 the worker's own slices of a flood of uploads ran so long that the other
+ * tenant's uploads waited 20 to 38 s for a slot, 13 s at 5 (docs/benchmarks.md).
  */
 export function batchNice(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.BATCH_NICE ?? '10';
+  const raw = env.BATCH_NICE ?? '5';
   const nice = Number(raw);
   if (!/^\d+$/.test(raw) || nice > 19) throw new Error(`BATCH_NICE must be an integer from 0 to 19, got "${raw}"`);
   return nice;

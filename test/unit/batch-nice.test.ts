@@ -25,8 +25,8 @@ describe('batch work runs at a lower CPU priority (scripts/stack/services.ts, ba
     assert.equal(nodeSpec({ name: 'api', entry: 'api/server.ts', env: {}, logDir: '.' }).nice, undefined);
   });
 
-  it('reads BATCH_NICE: 10 by default, 0 turns it off, anything but 0 to 19 is refused by name', () => {
-    assert.equal(batchNice({}), 10);
+  it('reads BATCH_NICE: 5 by default, 0 turns it off, anything but 0 to 19 is refused by name', () => {
+    assert.equal(batchNice({}), 5);
     assert.equal(batchNice({ BATCH_NICE: '0' }), 0);
     assert.equal(batchNice({ BATCH_NICE: '19' }), 19);
     for (const bad of ['20', '-1', 'abc', '', '1.5'])
