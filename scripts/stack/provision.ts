@@ -76,22 +76,20 @@ export function log(message: string): void {
   console.log(`[provision] ${message}`);
 }
 
-/** The versions of the modules a Go binary was built from (its own under `mod`), as `go version -m` reports them. */
-function goModules(bin: string): Map<string, string> {
+/** The version of the module a Go binary was built from (`mod` of `go version -m`), if it is one. */
+function goModuleVersion(bin: string): string | undefined {
   const out = spawnSync('go', ['version', '-m', bin], { encoding: 'utf8' });
-  const modules = new Map<string, string>();
-  if (out.status !== 0) return modules;
+  if (out.status !== 0) return undefined;
   for (const line of out.stdout.split('\n')) {
-    const [kind, module, version] = line.trim().split('\t');
-    if (kind === 'mod') modules.set('mod', version);
-    if (kind === 'dep') modules.set(module, version);
+    const [kind, , version] = line.trim().split('\t');
+    if (kind === 'mod') return version;
   }
-  return modules;
+  return undefined;
 }
 
 /** Whether a binary was built from the version `spec` asks for. */
 function builtAsSpecified(bin: string, spec: GoBinary): boolean {
-  return goModules(bin).get('mod') === spec.version;
+  return goModuleVersion(bin) === spec.version;
 }
 
 export function which(name: string): string | undefined {
