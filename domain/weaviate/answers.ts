@@ -9,22 +9,13 @@ import { COLLECTIONS, collectionOf, tenantCollection } from './collections';
 import { objectId } from './ingest';
 import type { AskAnswerProperties } from './properties';
 
-/** An answer as stored: what was asked, what was answered, from which sources. */
-export interface AnswerRecord {
-  answerId: string;
-  chatId: string;
-  question: string;
-  standalone: string;
-  /** The answer's plain text. */
-  answer: string;
-  responseType: string;
-  language: string;
-  author: string;
-  engine: string;
+/**
+ * An answer as stored: what was asked, what was answered (`answer`, plain text), from which sources,
+ * when (`createdAt`, epoch ms); the stored properties with the sources' JSON read.
+ */
+export type AnswerRecord = Omit<AskAnswerProperties, 'sourcesJson'> & {
   sources: { kind: string; id: string; title: string; url: string }[];
-  /** Epoch ms. */
-  createdAt: number;
-}
+};
 
 export interface FeedbackRecord {
   answerId: string;

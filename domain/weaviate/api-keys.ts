@@ -7,15 +7,8 @@ import { WeaviateClient, generateUuid5 } from 'weaviate-client';
 import { COLLECTIONS, collectionOf, TENANT_PATTERN } from './collections';
 import type { ApiKeyProperties } from './properties';
 
-export interface ApiKeyRecord {
-  keyId: string;
-  tenant: string;
-  scopes: string[];
-  name: string;
-  createdAt: number;
-  /** 0 while the key is valid. */
-  revokedAt: number;
-}
+/** A key as stored, but its hash; `revokedAt` is 0 while the key is valid. */
+export type ApiKeyRecord = Omit<ApiKeyProperties, 'keyHash'>;
 
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 const idForHash = (hash: string) => generateUuid5(`api-key:${hash}`);
