@@ -18,6 +18,7 @@ import * as answers from '../domain/weaviate/answers';
 import * as ingest from '../domain/weaviate/ingest';
 import * as tags from '../domain/tags/train';
 import * as batch from '../domain/evaluation/batch';
+import { countGradedRecords, countTraining, countUploadItems } from '../domain/observability/counted';
 import type { UseCaseStore } from '../domain/evaluation/use-cases';
 
 export interface ActivityDeps {
@@ -79,20 +80,23 @@ export function createAskActivities(deps: AskActivityDeps) {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createAskActivities(deps),
-    upsertArticles: bind(deps, (d, input: ingest.ArticleSliceInput) =>
-      ingest.upsertArticles(
-        { ...d, sliceMs: deps.ingestSliceMs, run: runInput((started: { articles: Article[] }) => started.articles) },
-        input,
+    upsertArticles: bind(
+      deps,
+      countUploadItems('articles', (d, input: ingest.ArticleSliceInput) =>
+        ingest.upsertArticles(
+          { ...d, sliceMs: deps.ingestSliceMs, run: runInput((started: { articles: Article[] }) => started.articles) },
+          input,
+        ),
       ),
     ),
     deleteArticles: bind(deps, ingest.deleteArticles),
-    upsertCases: bind(deps, ingest.upsertCases),
-    upsertIncident: bind(deps, ingest.upsertIncident),
+    upsertCases: bind(deps, countUploadItems('cases', ingest.upsertCases)),
+    upsertIncident: bind(deps, countUploadItems('incidents', ingest.upsertIncident)),
     storeAnswers: bind(deps, answers.storeAnswers),
     evaluate: bind(deps, evaluation.evaluate),
-    trainTags: bind(deps, tags.trainTags),
+    trainTags: bind(deps, countTraining(tags.trainTags)),
     planEvalImport: bind(deps, batch.planEvalImport),
-    gradeImportChunk: bind(deps, batch.gradeImportChunk),
+    gradeImportChunk: bind(deps, countGradedRecords(batch.gradeImportChunk)),
     purgeExpiredResults: bind(deps, batch.purgeExpiredResults),
   };
 }

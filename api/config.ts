@@ -2,7 +2,13 @@
  * The API process's configuration: its own settings and the services' (domain/config.ts), parsed
  * once at start from the environment (docs/api.md, "Limits"); a bad value stops the start.
  */
-import { SERVICE_SETTINGS, type ServiceSettings, servicesConfigFrom, type ServicesConfig } from '../domain/config';
+import {
+  type MetricsConfig,
+  SERVICE_SETTINGS,
+  type ServiceSettings,
+  servicesConfigFrom,
+  type ServicesConfig,
+} from '../domain/config';
 import type { CpuPoolOptions } from '../domain/cpu/pool';
 import { flag, int, ms, parseSettings, port, text } from '../domain/settings';
 import { TAG_TRAINER, type TagTrainerTiming } from '../workflows/tag-training';
@@ -26,6 +32,8 @@ const ask = DEFAULT_LIMITS.askAdmission;
 export const API_SETTINGS = {
   API_PORT: port({ min: 0, default: 3000, doc: 'Port of the API; 0: any free one' }),
   API_HOST: text({ default: '127.0.0.1', doc: 'Address the API listens on' }),
+  API_METRICS_PORT: port({ min: 0, default: 9464, doc: "Port of the API's metrics; 0: none" }),
+  API_SDK_METRICS_PORT: port({ min: 0, default: 9465, doc: "Port of the Temporal runtime's metrics in the API; 0: none" }),
   KEY_CACHE_TTL_MS: ms({ default: 10_000, doc: 'How long API-key and business look-ups are cached' }),
   RATE_LIMIT_PER_MINUTE: int({ default: DEFAULT_LIMITS.rateLimitPerMinute, doc: 'Requests per key per minute' }),
   AUTH_FAILURES_PER_MINUTE: int({
@@ -80,6 +88,7 @@ export interface ApiConfig {
   useCasesDir?: string;
   logLevel: ServiceSettings['LOG_LEVEL'];
   workerLogLevel: ServiceSettings['WORKER_LOG_LEVEL'];
+  metrics: MetricsConfig;
 }
 
 /**
@@ -138,5 +147,11 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     useCasesDir: s.USE_CASES_DIR,
     logLevel: s.LOG_LEVEL,
     workerLogLevel: s.WORKER_LOG_LEVEL,
+    metrics: {
+      host: s.METRICS_HOST,
+      port: s.API_METRICS_PORT,
+      sdkPort: s.API_SDK_METRICS_PORT,
+      tenantLabels: s.METRICS_TENANT_LABELS,
+    },
   };
 }

@@ -12,21 +12,26 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from './logger';
 import { causeChain } from '../domain/failures';
+import { dependencyProbeDuration, dependencyUp } from '../domain/observability/metrics';
 import { ApiError } from './errors';
 import { RETRY_AFTER_503_S } from './middlewares/error-handler';
 import { within } from './readiness';
 
-export type DependencyName = 'temporal' | 'weaviate' | 'embeddings';
+/** `embeddings`: every embedding server (passages, short queries, the English encoder); `chat_model`: a self-hosted one. */
+export type DependencyName = 'temporal' | 'weaviate' | 'embeddings' | 'chat_model';
 
 /** Words a client may read for each dependency (never the dependency's own error text). */
 const DESCRIPTIONS: Record<DependencyName, string> = {
   temporal: 'the workflow service',
   weaviate: 'the vector store',
   embeddings: 'the embedding service',
+  chat_model: 'the chat model',
 };
 
 export interface DependencyHealthOptions {
-  probes: Record<DependencyName, () => Promise<unknown>>;
+  /** The chat model's only when one is configured; no operation waits for it (a model's failure falls back). */
+  probes: Record<Exclude<DependencyName, 'chat_model'>, () => Promise<unknown>> &
+    Partial<Record<DependencyName, () => Promise<unknown>>>;
   logger?: Logger;
   /** Time between probes of one dependency. */
   intervalMs?: number;
@@ -61,7 +66,10 @@ export class DependencyHealth {
   private readonly loops: Promise<void>[] = [];
 
   constructor(private readonly o: DependencyHealthOptions) {
-    for (const name of Object.keys(o.probes) as DependencyName[]) this.state.set(name, { up: true, failures: 0 });
+    for (const name of Object.keys(o.probes) as DependencyName[]) {
+      this.state.set(name, { up: true, failures: 0 });
+      dependencyUp.set({ dependency: name }, 1);
+    }
   }
 
   /** Starts probing every dependency in the background. */
@@ -88,7 +96,7 @@ export class DependencyHealth {
   private unavailable(name: DependencyName): ApiError {
     return new ApiError(503, `${DESCRIPTIONS[name]} is unavailable; try again shortly`, {
       'Retry-After': String(RETRY_AFTER_503_S),
-    });
+    }).because('dependency_unavailable', name);
   }
 
   private mark(name: DependencyName, up: boolean, err?: unknown): void {
@@ -96,6 +104,7 @@ export class DependencyHealth {
     s.failures = up ? 0 : s.failures;
     if (s.up === up) return;
     s.up = up;
+    dependencyUp.set({ dependency: name }, up ? 1 : 0);
     if (up) this.o.logger?.info({ dependency: name }, 'dependency is up again');
     else
       this.o.logger?.warn(
@@ -110,8 +119,10 @@ export class DependencyHealth {
     const failuresToOpen = this.o.failuresToOpen?.[name] ?? Infinity;
     while (!this.stopped) {
       const started = Date.now();
+      const probe = this.o.probes[name]!;
+      const timer = dependencyProbeDuration.startTimer({ dependency: name });
       try {
-        await within(timeout, this.o.probes[name]());
+        await within(timeout, probe()).finally(timer);
         this.mark(name, true);
       } catch (err) {
         const s = this.state.get(name)!;

@@ -5,6 +5,7 @@
  */
 
 import { STATUS_NAMES } from '../domain/contracts/error';
+import type { DependencyLabel, RejectionReason } from '../domain/observability/metrics';
 
 export { STATUS_NAMES };
 
@@ -20,12 +21,20 @@ export class ApiError extends Error {
   readonly code: ErrorStatus;
   /** Extra response headers, e.g. Retry-After on 429. */
   readonly headers: Record<string, string>;
+  /** Why a 408, 429 or 503 refused the request, for the metrics (api/middlewares/request-metrics.ts). */
+  rejection?: { reason: RejectionReason; dependency?: DependencyLabel };
 
   constructor(code: ErrorStatus, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.headers = headers;
+  }
+
+  /** Says why the request was refused (`supportai_admission_rejections_total`); returns the error. */
+  because(reason: RejectionReason, dependency?: DependencyLabel): this {
+    this.rejection = { reason, dependency };
+    return this;
   }
 
   /** Whether the message may be shown to the client: all but 500, whose text may carry internals. */

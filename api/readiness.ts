@@ -110,6 +110,7 @@ export function dependencyProbes(deps: {
   weaviate: () => Promise<WeaviateClient>;
   config: ServicesConfig;
 }) {
+  const chatBase = deps.config.chat?.baseUrl?.replace(/\/$/, '');
   return {
     temporal: () =>
       deps.temporalProbe.withDeadline(Date.now() + 2000, () => deps.temporalProbe.workflowService.getSystemInfo({})),
@@ -123,6 +124,9 @@ export function dependencyProbes(deps: {
     },
     // Both lanes' servers, when a second one serves short queries (domain/models/embeddings.ts).
     embeddings: () => embeddingServersAnswer(deps.config),
+    // A self-hosted chat model (CHAT_BASE_URL), for the metrics only (a failed model call falls back): down
+    // when it refuses connections; any answer, even a 401 without its key, says it is there.
+    ...(chatBase ? { chat_model: () => fetch(`${chatBase}/models`) } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import type { SearchArticlesQuery, SearchCasesRequest } from '../domain/contract
 import type { SentimentRequest } from '../domain/contracts/sentiment';
 import type { SummaryRequest } from '../domain/contracts/summary';
 import type { TagRequest } from '../domain/contracts/tag';
+import type { ApiError } from './errors';
 import type { Logger } from './logger';
 import type { ValidatedInput } from './middlewares/validate';
 import type { OperationId } from './schemas/operations';
@@ -31,6 +32,8 @@ export interface RequestState {
   log: Logger;
   /** The message of a client error, for the request's log line (error-handler.ts). */
   errorMessage?: string;
+  /** Why a 408, 429 or 503 refused the request, for the metrics (error-handler.ts, request-metrics.ts). */
+  rejection?: ApiError['rejection'];
   /** The verified key (middlewares/auth.ts). */
   auth?: AuthState;
   /** The request's deadline, epoch ms (middlewares/deadline.ts). */

@@ -90,6 +90,17 @@ export interface ChatSettings {
 /** The default `frequency_penalty`: enough to stop a small model's loops (docs/benchmarks.md, bench:models). */
 export const DEFAULT_FREQUENCY_PENALTY = 0.5;
 
+/** A process's metrics endpoints (domain/observability/): a port of 0 is no endpoint. */
+export interface MetricsConfig {
+  host: string;
+  /** The process's own metrics (prom-client). */
+  port: number;
+  /** The Temporal runtime's metrics, served by its core. */
+  sdkPort: number;
+  /** Tenants named in labels before `other` (domain/observability/metrics.ts, tenantLabel). */
+  tenantLabels: number;
+}
+
 /** Log levels of the processes' own logs (pino) and of the Temporal runtime inside them. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const TEMPORAL_LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -143,6 +154,8 @@ export const SERVICE_SETTINGS = {
   TOKEN_SYNC_MS: ms({ default: 1000, doc: "How often a process stores its count of the model's tokens" }),
   USE_CASES_DIR: text({ doc: 'Folder of the evaluation use cases; none: use-cases/ of the repository' }),
   LOG_LEVEL: oneOf(LOG_LEVELS, { default: 'info', doc: "Level of the process's log" }),
+  METRICS_HOST: text({ default: '127.0.0.1', doc: 'Address the metrics endpoints listen on' }),
+  METRICS_TENANT_LABELS: int({ min: 0, default: 20, doc: 'Tenants a process names in metric labels; then `other`' }),
   WORKER_LOG_LEVEL: oneOf(TEMPORAL_LOG_LEVELS, { default: 'WARN', doc: "Level of the Temporal runtime's log" }),
 };
 

@@ -2,8 +2,14 @@
  * The worker process's configuration: its own settings and the services' (domain/config.ts), parsed
  * once at start from the environment; a bad value stops the start (README, the settings tables).
  */
-import { SERVICE_SETTINGS, type ServiceSettings, servicesConfigFrom, type ServicesConfig } from '../domain/config';
-import { int, ms, parseSettings } from '../domain/settings';
+import {
+  type MetricsConfig,
+  SERVICE_SETTINGS,
+  type ServiceSettings,
+  servicesConfigFrom,
+  type ServicesConfig,
+} from '../domain/config';
+import { int, ms, parseSettings, port } from '../domain/settings';
 import { INGEST_SLICE_MS } from '../domain/weaviate/ingest';
 
 /**
@@ -22,6 +28,8 @@ export const WORKER_SETTINGS = {
   WORKER_CPU_THREADS: int({ default: 2, doc: 'Threads for grading, redaction and article conversion' }),
   WORKER_CPU_BUDGET_MS: ms({ default: 30_000, doc: 'Time one input may take on such a thread' }),
   WORKER_TAG_TRAINING_BUDGET_MS: ms({ default: TAG_TRAINING_BUDGET_MS, doc: "Time one tag model's fit may take" }),
+  WORKER_METRICS_PORT: port({ min: 0, default: 9466, doc: "Port of the worker's metrics; 0: none" }),
+  WORKER_SDK_METRICS_PORT: port({ min: 0, default: 9467, doc: "Port of the Temporal runtime's metrics in the worker" }),
 };
 
 /** Everything the worker process reads from its environment, typed and checked. */
@@ -37,6 +45,7 @@ export interface WorkerConfig {
   useCasesDir?: string;
   logLevel: ServiceSettings['LOG_LEVEL'];
   workerLogLevel: ServiceSettings['WORKER_LOG_LEVEL'];
+  metrics: MetricsConfig;
 }
 
 /** The worker's configuration from `env`; throws a SettingsError naming every variable that breaks its rule. */
@@ -56,5 +65,11 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     useCasesDir: s.USE_CASES_DIR,
     logLevel: s.LOG_LEVEL,
     workerLogLevel: s.WORKER_LOG_LEVEL,
+    metrics: {
+      host: s.METRICS_HOST,
+      port: s.WORKER_METRICS_PORT,
+      sdkPort: s.WORKER_SDK_METRICS_PORT,
+      tenantLabels: s.METRICS_TENANT_LABELS,
+    },
   };
 }

@@ -48,7 +48,7 @@ export function cachedVerifier(store: KeyVerifier, ttlMs = 10_000): KeyVerifier 
 /** A failed look-up is a 503: the fail-fast store's own (with Retry-After), or ours; never the store's text. */
 function keyStoreFailure(err: unknown): never {
   if (err instanceof ApiError && err.code === 503) throw err;
-  throw unavailable('the key store is unavailable; try again shortly');
+  throw unavailable('the key store is unavailable; try again shortly').because('dependency_unavailable', 'weaviate');
 }
 
 /** Rejects with 408 when `deadline` (epoch ms) passes before `lookup` answers. */

@@ -50,6 +50,7 @@ export function errorHandler(): Middleware {
       if (apiError.code >= 500) ctx.state.log?.error({ err }, 'request failed');
       else ctx.state.errorMessage = apiError.message;
       ctx.status = apiError.code;
+      ctx.state.rejection = apiError.rejection;
       ctx.set(apiError.headers);
       // Every 503 is worth retrying later: say when, whichever step found the dependency down.
       if (apiError.code === 503 && !apiError.headers['Retry-After']) ctx.set('Retry-After', String(RETRY_AFTER_503_S));

@@ -88,7 +88,7 @@ export class FairQueue {
             429,
             `too many requests of this tenant are waiting for their turn (${queue.length}); retry after 1 s`,
             { 'Retry-After': '1' },
-          ),
+          ).because('queue_full'),
         );
         return;
       }

@@ -37,7 +37,9 @@ export function authFailureLimit(o: { max: number; counter: SharedWindowCounter 
       if (!(err instanceof ApiError) || err.code !== 401) throw err;
       const { total, retryAfterSeconds } = await o.counter.add(`ip:${ctx.ip}`);
       if (total > o.max)
-        throw tooManyRequests(retryAfterSeconds, 'too many requests with invalid API keys from this address');
+        throw tooManyRequests(retryAfterSeconds, 'too many requests with invalid API keys from this address').because(
+          'auth_failures',
+        );
       throw err;
     }
   };

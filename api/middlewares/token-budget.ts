@@ -27,7 +27,7 @@ export function tokenBudget(o: {
       throw tooManyRequests(
         retryAfter,
         `this tenant's chat-model budget of ${o.tokensPerDay} tokens a day is spent (${spent} today, UTC); it renews at 00:00 UTC`,
-      );
+      ).because('token_budget');
     }
     await next();
   };

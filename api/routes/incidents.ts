@@ -1,6 +1,7 @@
 /** POST /v1/incidents: one record, stored durably, answered 201 with its id. */
 import { upsertIncidentWorkflow } from '../../workflows';
 import { MAX_ITEM_BYTES, OPERATIONS } from '../../workflows/constants';
+import { uploads } from '../../domain/observability/metrics';
 import { payloadTooLarge } from '../errors';
 import type { OperationContext } from '../request-state';
 import { operation } from '../schemas/operations';
@@ -30,6 +31,7 @@ export const incidentsRoutes: RouteModule = (router, deps) => {
         requestId: ctx.state.requestId,
         deadline: ctx.state.deadline,
       });
+      uploads.inc({ kind: 'incidents', outcome: 'accepted' });
       ctx.status = 201;
       ctx.body = { result: 'success', id };
     },

@@ -8,6 +8,7 @@ import { FairQueue, fairAdmission } from '../middlewares/fair-admission';
 import { rateLimit } from '../middlewares/rate-limit';
 import { tokenBudget } from '../middlewares/token-budget';
 import { buildOpenApiDocument } from '../schemas/openapi';
+import { watchAdmissionQueue } from '../../domain/observability/metrics';
 import { articlesRoutes } from './articles';
 import { assistantRoutes } from './assistant';
 import { evaluateRoutes } from './evaluate';
@@ -21,6 +22,10 @@ import { tagRoutes } from './tag';
 export function createRouter(deps: RouteDeps): Router {
   const router = new Router();
   const openapi = buildOpenApiDocument();
+  const searchQueue = new FairQueue(deps.limits.searchAdmission);
+  const askQueue = new FairQueue(deps.limits.askAdmission);
+  watchAdmissionQueue('search', () => searchQueue.queued());
+  watchAdmissionQueue('ask', () => askQueue.queued());
 
   router.get('/healthz', function healthz(ctx) {
     ctx.body = { status: 'ok' };
@@ -37,8 +42,8 @@ export function createRouter(deps: RouteDeps): Router {
   const routeDeps = {
     ...deps,
     rateLimiter: rateLimit({ max: deps.limits.rateLimitPerMinute, counter: deps.rateCounter }),
-    searchAdmission: fairAdmission(new FairQueue(deps.limits.searchAdmission)),
-    askAdmission: fairAdmission(new FairQueue(deps.limits.askAdmission)),
+    searchAdmission: fairAdmission(searchQueue),
+    askAdmission: fairAdmission(askQueue),
     modelBudget:
       deps.tokens && deps.limits.tokensPerTenantPerDay && deps.chat.engine === 'openai'
         ? tokenBudget({ meter: deps.tokens, tokensPerDay: deps.limits.tokensPerTenantPerDay })

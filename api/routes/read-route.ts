@@ -20,6 +20,8 @@ import type { OperationInput, OperationMiddleware } from '../request-state';
 import type { OperationId } from '../schemas/operations';
 import { serverTiming } from './server-timing';
 import type { RouterDeps } from './types';
+import { modelFallbacks } from '../../domain/observability/metrics';
+import { operationOf } from '../middlewares/request-metrics';
 
 /** A request of operation `Id` as a read route sees it: its validated body, query and headers, and the tenant. */
 export type ReadRequest<Id extends OperationId> = OperationInput<Id> & { tenant: string };
@@ -81,6 +83,7 @@ function watched(chat: ChatGateway) {
 /** Says in the response and the log that the built-in engine answered for the model, and why (`reason`: the model's failure). */
 export function markFallback(ctx: Context, reason: unknown): void {
   ctx.set(FALLBACK_HEADER, 'local');
+  modelFallbacks.inc({ operation: operationOf(ctx.method, ctx.path) });
   ctx.state.log?.warn(
     { fallback: 'local', reason: reason instanceof Error ? reason.message : String(reason) },
     'the chat model failed; the built-in engine answered',

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { IngestResult } from '../../domain/weaviate/ingest';
-import { MAX_ITEM_BYTES, type Operation } from '../../workflows/constants';
+import { MAX_ITEM_BYTES, OPERATIONS, type Operation } from '../../workflows/constants';
+import { uploads } from '../../domain/observability/metrics';
 import { ApiError, badRequest } from '../errors';
 import { nextTurn, stepped } from '../event-loop-steps';
 import {
@@ -25,6 +26,12 @@ export const BATCH_LIMITS = { bytes: 512 * 1024, items: 100 };
 
 /** Bytes of items as JSON, measured once per item (`oversized`, then `toBatches`). */
 const measured = new WeakMap<object, number>();
+
+/** The uploads counted as accepted (`supportai_uploads_total`): deletions are not. */
+const UPLOAD_KINDS = new Map<Operation, 'articles' | 'cases'>([
+  [OPERATIONS.upsertArticles, 'articles'],
+  [OPERATIONS.upsertCases, 'cases'],
+]);
 
 /** Bytes of `item` as JSON. */
 function jsonBytes(item: unknown): number {
@@ -110,6 +117,8 @@ export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
   } catch (err) {
     throw withRejections(err, o.rejected);
   }
+  const kind = UPLOAD_KINDS.get(o.operation);
+  if (kind) uploads.inc({ kind, outcome: 'accepted' }, o.items.length);
   let results: IngestResult[];
   try {
     results = await Promise.all(handles.map((h) => o.runner.result(h, o.deadline, o.operation)));

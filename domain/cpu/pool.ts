@@ -8,6 +8,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Piscina } from 'piscina';
 import { FAILURE_TYPES } from '../failures';
+import { watchAdmissionQueue } from '../observability/metrics';
 import type { ReadTasks } from './read-tasks';
 import type { CpuTasks as WorkerTasks } from './tasks';
 
@@ -77,6 +78,11 @@ export function createCpuPool(o: CpuPoolOptions): CpuPool {
     lastStart.set(tenant, ++starts);
   };
   let running = 0;
+  watchAdmissionQueue('cpu', () => {
+    let n = 0;
+    for (const line of waiting.values()) n += line.length;
+    return n;
+  });
   const acquire = (tenant: string, signal?: AbortSignal) => {
     if (running < o.threads) {
       started(tenant);

@@ -16,6 +16,7 @@ import OpenAI, { APIError } from 'openai';
 import { type ChatCapability, type ChatSettings, DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_TOKENS } from '../config';
 import { stringLimit, tidyStrings, withStringLimit } from './bounded-strings';
 import { dataBudget, estimateTokens } from './prompt-budget';
+import { modelCalls, modelTokens } from '../observability/metrics';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -176,52 +177,66 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
         throw err instanceof SyntaxError ? unreadable('its response is not JSON') : err;
       });
 
+  const completeOnce = async (call: ChatCall): Promise<ChatReply> => {
+    const started = Date.now();
+    const sentSchema = Boolean(call.schema) && jsonSchema;
+    const limit = limitOf(call);
+    let res;
+    try {
+      res = await send(call, limit);
+    } catch (err) {
+      // Only `auto` learns: a server configured for json_schema that refuses it is a configuration error to see.
+      if (!(sentSchema && config.responseFormat === 'auto' && refusesFormat(err))) throw err;
+      // Calls sent before the first refusal came back are refused too: one warning, each sent again.
+      if (jsonSchema)
+        observer.warn?.(
+          'the chat model service refused a json_schema response format; JSON replies are asked for with json_object from now on (still validated)',
+        );
+      jsonSchema = false;
+      res = await send(call, limit);
+    }
+    const choice = res?.choices?.[0];
+    const content = choice?.message?.content;
+    const usage: TokenCount =
+      typeof res?.usage?.prompt_tokens === 'number'
+        ? { promptTokens: res.usage.prompt_tokens, completionTokens: res.usage.completion_tokens ?? 0 }
+        : {
+            promptTokens: estimateTokens(call.messages.map((m) => m.content).join('\n')),
+            completionTokens: estimateTokens(typeof content === 'string' ? content : ''),
+            estimated: true,
+          };
+    observer.usage?.({
+      ...usage,
+      tenant: call.tenant,
+      capability: call.capability,
+      model: config.model,
+      ms: Date.now() - started,
+    });
+    // The reply hit its bound: whatever it holds is cut short. The same call would be cut again.
+    if (choice?.finish_reason === 'length')
+      throw unreadable(`cut at ${config.maxTokens[call.capability]} tokens`, { retryable: false });
+    if (typeof content !== 'string') throw unreadable('no message content');
+    // Only a reply whose schema carried the limit (not one asked for with json_object) is tidied.
+    return { content: limit && jsonSchema ? tidied(content, limit) : content, usage };
+  };
+
   return {
     engine: 'openai',
     model: config.model,
     dataTokens: (capability, system) =>
       dataBudget({ contextTokens: config.contextTokens, maxTokens: config.maxTokens[capability], system }),
     async complete(call) {
-      const started = Date.now();
-      const sentSchema = Boolean(call.schema) && jsonSchema;
-      const limit = limitOf(call);
-      let res;
       try {
-        res = await send(call, limit);
+        const reply = await completeOnce(call);
+        modelCalls.inc({ engine: 'openai', model: config.model, outcome: 'ok' });
+        modelTokens.inc({ engine: 'openai', model: config.model, kind: 'prompt' }, reply.usage.promptTokens);
+        modelTokens.inc({ engine: 'openai', model: config.model, kind: 'completion' }, reply.usage.completionTokens);
+        return reply;
       } catch (err) {
-        // Only `auto` learns: a server configured for json_schema that refuses it is a configuration error to see.
-        if (!(sentSchema && config.responseFormat === 'auto' && refusesFormat(err))) throw err;
-        // Calls sent before the first refusal came back are refused too: one warning, each sent again.
-        if (jsonSchema)
-          observer.warn?.(
-            'the chat model service refused a json_schema response format; JSON replies are asked for with json_object from now on (still validated)',
-          );
-        jsonSchema = false;
-        res = await send(call, limit);
+        const timeout = err instanceof OpenAI.APIConnectionTimeoutError || (err as Error)?.name === 'TimeoutError';
+        modelCalls.inc({ engine: 'openai', model: config.model, outcome: timeout ? 'timeout' : 'error' });
+        throw err;
       }
-      const choice = res?.choices?.[0];
-      const content = choice?.message?.content;
-      const usage: TokenCount =
-        typeof res?.usage?.prompt_tokens === 'number'
-          ? { promptTokens: res.usage.prompt_tokens, completionTokens: res.usage.completion_tokens ?? 0 }
-          : {
-              promptTokens: estimateTokens(call.messages.map((m) => m.content).join('\n')),
-              completionTokens: estimateTokens(typeof content === 'string' ? content : ''),
-              estimated: true,
-            };
-      observer.usage?.({
-        ...usage,
-        tenant: call.tenant,
-        capability: call.capability,
-        model: config.model,
-        ms: Date.now() - started,
-      });
-      // The reply hit its bound: whatever it holds is cut short. The same call would be cut again.
-      if (choice?.finish_reason === 'length')
-        throw unreadable(`cut at ${config.maxTokens[call.capability]} tokens`, { retryable: false });
-      if (typeof content !== 'string') throw unreadable('no message content');
-      // Only a reply whose schema carried the limit (not one asked for with json_object) is tidied.
-      return { content: limit && jsonSchema ? tidied(content, limit) : content, usage };
     },
   };
 }

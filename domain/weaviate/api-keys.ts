@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { WeaviateClient, generateUuid5 } from 'weaviate-client';
 import { COLLECTIONS, collectionOf, TENANT_PATTERN } from './collections';
 import type { ApiKeyProperties } from './properties';
+import { timedWeaviate } from '../observability/metrics';
 
 /** A key as stored, but its hash; `revokedAt` is 0 while the key is valid. */
 export type ApiKeyRecord = Omit<ApiKeyProperties, 'keyHash'>;
@@ -52,7 +53,8 @@ export class ApiKeyStore {
 
   /** The record of a valid (not revoked) key, or undefined. */
   async verify(key: string): Promise<ApiKeyRecord | undefined> {
-    const obj = await (await this.keys()).query.fetchObjectById(idForHash(hashKey(key)));
+    const keys = await this.keys();
+    const obj = await timedWeaviate('keys', () => keys.query.fetchObjectById(idForHash(hashKey(key))));
     if (!obj) return undefined;
     const record = toRecord(obj.properties);
     return record.revokedAt ? undefined : record;

@@ -16,6 +16,7 @@ import { caseText, embeddedPart, incidentText } from '../text/records';
 import { FAILURE_TYPES, storeUnavailable } from '../failures';
 import { COLLECTIONS, collectionOf, tenantCollection, type TypedCollection } from './collections';
 import type { ArticlePassageProperties, ArticleTitleProperties, SupportCaseProperties } from './properties';
+import { timedWeaviate } from '../observability/metrics';
 
 export interface FailedItem {
   id: string;
@@ -64,7 +65,7 @@ interface Inserter<P> {
 async function insert<P>(collection: Inserter<P>, objects: NewObject<P>[]): Promise<Map<number, string>> {
   const errors = new Map<number, string>();
   if (objects.length === 0) return errors;
-  const res = await collection.data.insertMany(objects);
+  const res = await timedWeaviate('ingest', () => collection.data.insertMany(objects));
   if (res.hasErrors) for (const [i, e] of Object.entries(res.errors)) errors.set(Number(i), e.message);
   const unavailable = [...errors.values()].find(storeUnavailable);
   if (unavailable) throw new Error(`storing ${errors.size} of ${objects.length} objects failed: ${unavailable}`);

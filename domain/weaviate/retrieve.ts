@@ -18,6 +18,7 @@ import type { SearchPhase } from '../timings';
 import { COLLECTIONS, tenantCollection, type CollectionName } from './collections';
 import type { ArticlePassageProperties, SupportCaseProperties } from './properties';
 import { objectId } from './ingest';
+import { timedWeaviate } from '../observability/metrics';
 
 /** Retrieval knobs, tuned on the dev data named in docs/benchmarks.md. */
 export const RETRIEVAL = {
@@ -106,7 +107,7 @@ export async function hybrid<P extends Properties, N extends string>(
       includeVector: opts.includeVector,
     });
   const { text, integers } = opts.returnProperties;
-  const res = await run([...text, ...integers]).catch((err) => {
+  const res = await timedWeaviate('search', () => run([...text, ...integers])).catch((err) => {
     if (integers.length === 0 || !isUnsafeInteger(err)) throw err;
     return run(text);
   });

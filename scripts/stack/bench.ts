@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { metricsOffUnlessSet } from './processes';
 import { freePorts, startStack } from './stack';
 
 async function main(): Promise<number> {
@@ -16,7 +17,7 @@ async function main(): Promise<number> {
     return await new Promise<number>((resolve) => {
       const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], {
         stdio: 'inherit',
-        env: { ...process.env, ...stack.env, SUPPORT_AI_BENCH_DATA: dataDir },
+        env: { ...process.env, ...metricsOffUnlessSet(), ...stack.env, SUPPORT_AI_BENCH_DATA: dataDir },
       });
       child.on('exit', (c) => resolve(c ?? 1));
     });

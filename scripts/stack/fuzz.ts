@@ -17,6 +17,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { SCOPES } from '../../api/scopes';
 import { startInProcess } from './in-process';
+import { metricsOffUnlessSet } from './processes';
 import { VERSIONS, ensureSchemathesis } from './provision';
 import { exitWith, withTestStack } from './test-stack';
 
@@ -86,7 +87,7 @@ async function main(): Promise<number> {
   // Installed before the stack starts: the first install takes a while and needs no services.
   const schemathesis = await ensureSchemathesis();
   return withTestStack('fuzz', async (stack, dataDir) => {
-    Object.assign(process.env, stack.env);
+    Object.assign(process.env, metricsOffUnlessSet(), stack.env);
     const app = await startInProcess({ env: API_SETTINGS });
     try {
       // The stack is fresh, so is the tenant; the settings name it as the business id to send.

@@ -11,6 +11,23 @@ const root = path.resolve(__dirname, '..', '..');
 
 export const DEFAULT_NODE_SERVICE_FLAGS = '--single-threaded-gc';
 
+/** The ports of the API's and the worker's metrics endpoints (README, "Ports"). */
+export const METRICS_PORT_SETTINGS = [
+  'API_METRICS_PORT',
+  'API_SDK_METRICS_PORT',
+  'WORKER_METRICS_PORT',
+  'WORKER_SDK_METRICS_PORT',
+] as const;
+
+/**
+ * The metrics endpoints off (port 0) for each of them `env` does not set: the test and benchmark
+ * runs start several APIs and workers, which would otherwise all claim the fixed default ports; a
+ * test or benchmark that scrapes them gives the processes it starts free ports of their own.
+ */
+export function metricsOffUnlessSet(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(METRICS_PORT_SETTINGS.filter((name) => !env[name]).map((name) => [name, '0']));
+}
+
 /** The worker process's entry point. */
 export const WORKER_ENTRY = 'worker/main.ts';
 

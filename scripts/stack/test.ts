@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { ensureChromium, ensureTestServer } from './provision';
+import { metricsOffUnlessSet } from './processes';
 import { exitWith, withTestStack } from './test-stack';
 
 /** The type check runs first on a full run: a type error fails `npm test` before any service starts. */
@@ -49,6 +50,7 @@ async function main(): Promise<number> {
           stdio: 'inherit',
           env: {
             ...process.env,
+            ...metricsOffUnlessSet(),
             ...stack.env,
             SUPPORT_AI_TEST_DATA: dataDir,
             TEST_STACK: '1',
