@@ -29,7 +29,9 @@ const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /**
- * What workflows may import: values only from workflows/ itself and the two Temporal packages the sandbox provides;
+ * What workflows may import: values only from workflows/ itself, the two Temporal packages the sandbox provides and
+ * the sandbox half of Temporal's OpenTelemetry interceptors (`@temporalio/interceptors-opentelemetry/lib/workflow`,
+ * for workflows/tracing.ts);
  * `import type` from activities/ and domain/ (types are erased, so the bundle never runs that code); nothing from Node.
  * The catch-all pattern leaves out what the other entries report, so no import is reported twice.
  */
@@ -48,11 +50,11 @@ const WORKFLOW_IMPORTS = {
     }),
     {
       regex:
-        '^(?!\\./|@temporalio/(workflow|common)$|\\.\\./(activities|domain)(/|$)|node:|' +
+        '^(?!\\./|@temporalio/(workflow|common|interceptors-opentelemetry/lib/workflow)$|\\.\\./(activities|domain)(/|$)|node:|' +
         `(${NODE_BUILTINS.map(escapeRegex).join('|')})$)`,
       message:
-        'Workflows import only from workflows/ itself, @temporalio/workflow and @temporalio/common ' +
-        '(and types from activities/ and domain/).',
+        'Workflows import only from workflows/ itself, @temporalio/workflow, @temporalio/common and ' +
+        '@temporalio/interceptors-opentelemetry/lib/workflow (and types from activities/ and domain/).',
     },
   ],
 };

@@ -8,6 +8,7 @@ import { allowedMethods } from './middlewares/methods';
 import { authFailureLimit } from './middlewares/rate-limit';
 import { SharedWindowCounter } from './rate-limiter';
 import { requestContext } from './middlewares/request-context';
+import { requestTracing } from './middlewares/tracing';
 import { createRouter } from './routes';
 
 export function createApp(deps: AppDeps): Koa {
@@ -33,6 +34,9 @@ export function createApp(deps: AppDeps): Koa {
     limits,
     rateCounter,
   });
+  // With tracing on, each request is a trace's root span, around everything, its log line included.
+  const tracing = requestTracing();
+  if (tracing) app.use(tracing);
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
   // No body is read here: the guard of each operation reads it once the key was checked (routes/guard.ts).

@@ -13,9 +13,11 @@ import { createEmbedder, createEnglishEncoder, withSharedQueries } from '../doma
 import { englishEncoderFor, localModel } from '../domain/sentiment/local-engine';
 import { ApiKeyStore } from '../domain/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../domain/weaviate/client';
+import { SERVICE_NAMES, startTracing, stopTracing } from '../domain/observability/tracing';
 import { ensureCollections } from '../domain/weaviate/collections';
 import { WeaviateRateCounts } from '../domain/weaviate/rate-counts';
 import { temporalLogger } from '../worker/logger';
+import { tracingClientInterceptors } from '../worker/tracing';
 import { AnsweredAsks } from './ask-runtime';
 import { startAskWorker } from '../worker/ask-worker';
 import { createApp } from './app';
@@ -53,7 +55,14 @@ export async function startApi(o: ServerOptions & { config: ApiConfig }): Promis
   const config = settings.services;
   logger.level = settings.logLevel;
   const connection = await Connection.connect({ address: config.temporal.address });
-  const temporal = new Client({ connection, namespace: config.temporal.namespace, dataConverter: apiDataConverter });
+  // With tracing on, the workflows a request starts continue its trace (worker/tracing.ts).
+  const interceptors = tracingClientInterceptors();
+  const temporal = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    dataConverter: apiDataConverter,
+    interceptors,
+  });
   // The ask worker's connection, shared with the client that starts asks eagerly (eager starts need that).
   const askConnection = await NativeConnection.connect({ address: config.temporal.address });
   const weaviate = () => connectWeaviate(config.weaviate);
@@ -127,6 +136,7 @@ export async function startApi(o: ServerOptions & { config: ApiConfig }): Promis
             connection: askConnection,
             namespace: config.temporal.namespace,
             dataConverter: apiDataConverter,
+            interceptors,
           })
         : undefined,
       settings.workerPresenceWindowMs,
@@ -188,11 +198,17 @@ function main(): void {
   }
   // The ask worker's runtime logs through the API's log (worker/ask-worker.ts, api/ask-runtime).
   Runtime.install({ logger: temporalLogger(config.workerLogLevel, logger) });
-  startApi({ config }).then(({ close }) => {
-    const stop = () => void close().then(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  }, failed);
+  // Tracing first, before any client exists: off unless an OTLP endpoint is set (docs/operations.md, "Tracing").
+  startTracing({ service: SERVICE_NAMES.api })
+    .then(() => startApi({ config }))
+    .then(({ close }) => {
+      const stop = () =>
+        void close()
+          .then(stopTracing)
+          .then(() => process.exit(0));
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    }, failed);
 }
 
 if (require.main === module) main();

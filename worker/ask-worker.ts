@@ -11,6 +11,7 @@ import { NativeConnection, Runtime, Worker, type InjectedSinks, type WorkerOptio
 import { createAskActivities, type AskActivityDeps } from '../activities';
 import type { AskSinks, AskWorkflowResult } from '../workflows/ask';
 import { askTaskQueue } from '../workflows/constants';
+import { tracingSinks, tracingWorkerInterceptors } from './tracing';
 import { workflowBundle } from './workflow-bundle';
 
 export interface AskWorkerOptions {
@@ -51,7 +52,9 @@ export async function startAskWorker(o: AskWorkerOptions): Promise<AskWorker> {
     taskQueue: askTaskQueue(o.taskQueue),
     workflowBundle: o.workflowBundle ?? (await workflowBundle({ logger: Runtime.instance().logger })),
     activities: createAskActivities(o.deps),
-    sinks: askSinks(o.onEnded),
+    // Traced asks' spans (worker/tracing.ts); both are empty while tracing is off.
+    sinks: { ...askSinks(o.onEnded), ...tracingSinks() },
+    interceptors: tracingWorkerInterceptors(),
     maxConcurrentActivityTaskExecutions: o.maxActivities,
   });
   const running = worker.run();

@@ -1,12 +1,14 @@
 /**
  * The worker's logs as JSON lines (pino), like the API's: the Temporal runtime's own log entries
- * are routed through it with their metadata (workflow id, activity type, task queue).
+ * are routed through it with their metadata (workflow id, activity type, task queue). With tracing
+ * on, every line written within a trace carries its `trace_id` and `span_id`.
  */
 import { DefaultLogger, LogLevel } from '@temporalio/worker';
 import pino from 'pino';
+import { traceLogFields } from '../domain/observability/tracing';
 
 /** At `info` until the worker starts and sets LOG_LEVEL's level (worker/main.ts). */
-export const logger = pino({ level: 'info', base: { service: 'support-ai-worker' } });
+export const logger = pino({ level: 'info', base: { service: 'support-ai-worker' }, mixin: traceLogFields });
 
 const LEVELS: Record<LogLevel, pino.Level> = {
   TRACE: 'trace',

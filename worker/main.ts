@@ -2,6 +2,7 @@
  * The worker process: `node -r ts-node/register worker/main.ts`. Stops cleanly on SIGINT/SIGTERM.
  */
 import { NativeConnection, Runtime } from '@temporalio/worker';
+import { SERVICE_NAMES, startTracing, stopTracing } from '../domain/observability/tracing';
 import { closeWeaviate } from '../domain/weaviate/client';
 import { loadWorkerConfig } from './config';
 import { logger, temporalLogger } from './logger';
@@ -11,6 +12,8 @@ import { createWorker } from './worker';
 export async function run(): Promise<void> {
   const config = loadWorkerConfig(process.env);
   logger.level = config.logLevel;
+  // Before any client or worker: off unless an OTLP endpoint is set (docs/operations.md, "Tracing").
+  await startTracing({ service: SERVICE_NAMES.worker });
   Runtime.install({ logger: temporalLogger(config.workerLogLevel) });
   const { address, taskQueue } = config.services.temporal;
   const connection = await NativeConnection.connect({ address });
@@ -21,6 +24,7 @@ export async function run(): Promise<void> {
   } finally {
     await connection.close();
     await closeWeaviate();
+    await stopTracing();
   }
 }
 

@@ -13,6 +13,7 @@ import { askTaskQueue, gradingTaskQueue, ingestionTaskQueue } from '../workflows
 import { askSinks } from './ask-worker';
 import type { WorkerConfig } from './config';
 import { createActivityDeps } from './deps';
+import { tracingSinks, tracingWorkerInterceptors } from './tracing';
 import { workflowBundle as sharedBundle } from './workflow-bundle';
 
 export interface CreateWorkerOptions {
@@ -40,12 +41,16 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
   const taskQueue = o.taskQueue ?? o.config.services.temporal.taskQueue;
   // One bundle for the two queues that run workflows, built before this process started.
   const workflowBundle = o.workflowBundle ?? (await sharedBundle({ logger: Runtime.instance().logger }));
+  // Traced requests' spans (worker/tracing.ts): the activities' interceptor, and the workflows' sink.
+  const interceptors = tracingWorkerInterceptors();
   const main = await Worker.create({
     connection: o.connection,
     namespace,
     taskQueue,
     workflowBundle,
     activities,
+    sinks: tracingSinks(),
+    interceptors,
     maxConcurrentActivityTaskExecutions: o.config.maxActivities.main,
   });
   // Asks the API processes' own ask workers did not take (docs/api.md, "Ask").
@@ -55,7 +60,8 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
     taskQueue: askTaskQueue(taskQueue),
     workflowBundle,
     activities,
-    sinks: askSinks(),
+    sinks: { ...askSinks(), ...tracingSinks() },
+    interceptors,
     maxConcurrentActivityTaskExecutions: o.config.maxActivities.main,
   });
   const ingestion = await Worker.create({
@@ -63,6 +69,7 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
     namespace,
     taskQueue: ingestionTaskQueue(taskQueue),
     activities,
+    interceptors,
     maxConcurrentActivityTaskExecutions: o.config.maxActivities.ingestion,
   });
   const grading = await Worker.create({
@@ -70,6 +77,7 @@ export async function createWorker(o: CreateWorkerOptions): Promise<SupportWorke
     namespace,
     taskQueue: gradingTaskQueue(taskQueue),
     activities,
+    interceptors,
     maxConcurrentActivityTaskExecutions: o.config.maxActivities.grading,
   });
   const workers = [main, ask, ingestion, grading];

@@ -5,7 +5,9 @@
  * versions of the Temporal packages that bundle and run it). The launcher builds it before it
  * starts the processes (`npm start`, `npm test`, the benchmarks: scripts/stack/provision.ts), and `npm run provision`
  * builds it too, so no process bundles at its start; a process that finds no bundle of the
- * current sources builds it once and leaves it for the next.
+ * current sources builds it once and leaves it for the next. The bundle also holds the workflows'
+ * interceptor module (workflows/tracing.ts: Temporal's OpenTelemetry interceptors, applied to the
+ * runs a traced request started), so its package's version is part of the hash too.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -13,10 +15,17 @@ import path from 'node:path';
 import { bundleWorkflowCode, type Logger } from '@temporalio/worker';
 
 const WORKFLOWS_DIR = path.resolve(__dirname, '..', 'workflows');
+/** The workflows' interceptor modules, bundled beside them (a file of workflows/, so its source is hashed). */
+const WORKFLOW_INTERCEPTOR_MODULES = [path.join(WORKFLOWS_DIR, 'tracing.ts')];
 export const WORKFLOW_BUNDLE_DIR = path.resolve(__dirname, '..', 'dist', 'workflow-bundle');
 
 /** The Temporal packages whose code goes into the bundle or runs it. */
-const TEMPORAL_PACKAGES = ['@temporalio/workflow', '@temporalio/common', '@temporalio/worker'];
+const TEMPORAL_PACKAGES = [
+  '@temporalio/workflow',
+  '@temporalio/common',
+  '@temporalio/worker',
+  '@temporalio/interceptors-opentelemetry',
+];
 
 /** Every file under `dir`, sorted, as paths relative to it. */
 function filesUnder(dir: string): string[] {
@@ -27,7 +36,10 @@ function filesUnder(dir: string): string[] {
     .sort();
 }
 
-/** What the bundle is built from, hashed: the workflows' sources and the Temporal packages' versions. */
+/**
+ * What the bundle is built from, hashed: the workflows' sources, which of them are interceptor
+ * modules, and the Temporal packages' versions.
+ */
 export function workflowSourcesHash(): string {
   const hash = createHash('sha256');
   for (const file of filesUnder(WORKFLOWS_DIR))
@@ -35,6 +47,8 @@ export function workflowSourcesHash(): string {
       .update(`${file}\0`)
       .update(fs.readFileSync(path.join(WORKFLOWS_DIR, file)))
       .update('\0');
+  for (const module of WORKFLOW_INTERCEPTOR_MODULES)
+    hash.update(`interceptors:${path.relative(WORKFLOWS_DIR, module)}\0`);
   for (const pkg of TEMPORAL_PACKAGES) {
     const manifest = path.join(path.dirname(require.resolve(pkg)), '..', 'package.json');
     hash.update(`${pkg}@${(JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string }).version}\0`);
@@ -50,7 +64,11 @@ export function workflowSourcesHash(): string {
 export async function workflowBundle(o: { logger?: Logger } = {}): Promise<{ codePath: string }> {
   const codePath = path.join(WORKFLOW_BUNDLE_DIR, `workflows-${workflowSourcesHash()}.js`);
   if (fs.existsSync(codePath)) return { codePath };
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve(WORKFLOWS_DIR), logger: o.logger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve(WORKFLOWS_DIR),
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: o.logger,
+  });
   fs.mkdirSync(WORKFLOW_BUNDLE_DIR, { recursive: true });
   const partial = `${codePath}.${process.pid}.tmp`;
   fs.writeFileSync(partial, code);

@@ -17,6 +17,7 @@ import { type ChatCapability, type ChatSettings, DEFAULT_CONTEXT_TOKENS, DEFAULT
 import { stringLimit, tidyStrings, withStringLimit } from './bounded-strings';
 import { dataBudget, estimateTokens } from './prompt-budget';
 import { modelCalls, modelTokens } from '../observability/metrics';
+import { inSpan } from '../observability/tracing';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -159,7 +160,7 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
     };
   };
 
-  const send = (call: ChatCall, limit: number | undefined) =>
+  const sendUntraced = (call: ChatCall, limit: number | undefined) =>
     client.chat.completions
       .create(
         {
@@ -176,6 +177,19 @@ export function createChatGateway(config: ChatSettings | undefined, observer: Ch
         // A body that is not JSON at all: the service answered, but nothing readable.
         throw err instanceof SyntaxError ? unreadable('its response is not JSON') : err;
       });
+  /** Each call a span of the request's trace, when it is traced (domain/observability/tracing.ts). */
+  const send = (call: ChatCall, limit: number | undefined) =>
+    inSpan(
+      {
+        name: `chat ${config.model}`,
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.model': config.model,
+          'support_ai.capability': call.capability,
+        },
+      },
+      () => sendUntraced(call, limit),
+    );
 
   const completeOnce = async (call: ChatCall): Promise<ChatReply> => {
     const started = Date.now();

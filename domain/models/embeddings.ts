@@ -26,6 +26,7 @@ import { LRUCache } from 'lru-cache';
 import { raceAbort } from '../abort';
 import OpenAI from 'openai';
 import type { ServicesConfig } from '../config';
+import { inSpan } from '../observability/tracing';
 import { Batcher, EmbeddingScheduler } from './embedding-scheduler';
 import { embeddedPart } from '../text/records';
 import { tokenBound, truncateToWindow } from './token-window';
@@ -194,7 +195,7 @@ export function createEmbedder(config: EmbeddingsConfig, o: { shareCalls?: boole
     }
   }
 
-  return {
+  return spanned({
     model: config.model,
     async embed({ texts: whole, inputType, tenant = '', signal, onBatch, interactive }) {
       const texts = inputType === 'passage' ? whole.map((t) => embeddedPart(t, MAX_PASSAGE_CHARS)) : whole;
@@ -210,6 +211,29 @@ export function createEmbedder(config: EmbeddingsConfig, o: { shareCalls?: boole
       }
       return vectors;
     },
+  });
+}
+
+/**
+ * Each call of `embedder` as a span of the request's trace, when it is traced (domain/observability/tracing.ts):
+ * the caller's wait for the server included, since calls of several requests may share one server call.
+ */
+function spanned(embedder: Embedder): Embedder {
+  return {
+    ...embedder,
+    embed: (o) =>
+      inSpan(
+        {
+          name: `embeddings ${embedder.model}`,
+          attributes: {
+            'gen_ai.operation.name': 'embeddings',
+            'gen_ai.request.model': embedder.model,
+            'embeddings.input_type': o.inputType,
+            'embeddings.texts': o.texts.length,
+          },
+        },
+        () => embedder.embed(o),
+      ),
   };
 }
 

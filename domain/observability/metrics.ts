@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { inSpan } from './tracing';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'supportai_' });
@@ -293,12 +294,16 @@ export async function timed<T>(o: {
   }
 }
 
-/** Times one Weaviate call by what it is for, and counts its failure by kind. */
+/**
+ * Times one Weaviate call by what it is for, and counts its failure by kind; within a traced
+ * request, the call is a span of its trace too (tracing.ts).
+ */
 export const timedWeaviate = <T>(call: WeaviateCall, run: () => Promise<T>) =>
   timed({
     histogram: weaviateCallDuration,
     labels: { call },
     errors: weaviateErrors,
     errorLabels: (err) => ({ call, kind: weaviateErrorKind(err) }),
-    run,
+    run: () =>
+      inSpan({ name: `weaviate ${call}`, attributes: { 'db.system': 'weaviate', 'db.operation.name': call } }, run),
   });

@@ -77,7 +77,7 @@ export function log(message: string): void {
 }
 
 /** The version of the module a Go binary was built from (`mod` of `go version -m`), if it is one. */
-function goModuleVersion(bin: string): string | undefined {
+export function goModuleVersion(bin: string): string | undefined {
   const out = spawnSync('go', ['version', '-m', bin], { encoding: 'utf8' });
   if (out.status !== 0) return undefined;
   for (const line of out.stdout.split('\n')) {

@@ -7,6 +7,9 @@
  * With LOCAL_CHAT_MODEL (`gemma3-270m`, the pinned model, or the path of a .gguf file) a local chat
  * model server runs too, and the API and the worker use it: CHAT_BASE_URL, CHAT_MODEL,
  * CHAT_CONTEXT_TOKENS and CHAT_BOUNDED_STRINGS point at it unless they are set.
+ *
+ * With JAEGER_ENABLED=true Jaeger runs too (scripts/stack/provision-jaeger.ts), and the API and the
+ * worker send it their traces: OTEL_EXPORTER_OTLP_ENDPOINT points at it unless an endpoint is set.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +19,7 @@ import { closeWeaviate, connectWeaviate } from '../../domain/weaviate/client';
 import { ensureCollections } from '../../domain/weaviate/collections';
 import { SCOPES } from '../../api/scopes';
 import { nodeSpec, workerPolling } from './processes';
+import { configuredJaegerPorts, ensureJaeger, startJaeger } from './provision-jaeger';
 import { assertPortFree, httpOk } from './services';
 import { configuredPorts, localChatModel, runDir, stackSupervisor, startStack } from './stack';
 
@@ -46,6 +50,9 @@ async function main(): Promise<void> {
     process.exit(code);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopAll(0));
+  // JAEGER_ENABLED=true: Jaeger receives the API's and the worker's traces; its build (once) goes on meanwhile.
+  const jaegerBin = process.env.JAEGER_ENABLED === 'true' ? ensureJaeger() : undefined;
+  jaegerBin?.catch(() => undefined);
   try {
     const stack = await startStack({
       dataDir,
@@ -55,6 +62,11 @@ async function main(): Promise<void> {
       chatModel,
     });
     const env: Record<string, string> = { ...stack.env, API_PORT: String(apiPort) };
+    const jaeger =
+      jaegerBin && (await startJaeger({ bin: await jaegerBin, ports: configuredJaegerPorts(), dataDir, supervisor }));
+    // Tracing on for the API and the worker, unless an OTLP endpoint of the operator's own is set.
+    if (jaeger && !process.env.OTEL_EXPORTER_OTLP_ENDPOINT && !process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+      env.OTEL_EXPORTER_OTLP_ENDPOINT = jaeger.JAEGER_OTLP_ENDPOINT;
     if (stack.chatModel) {
       const chat = {
         CHAT_BASE_URL: stack.chatModel.url,
@@ -109,6 +121,7 @@ async function main(): Promise<void> {
       if (process.env.CHAT_BASE_URL && process.env.CHAT_BASE_URL !== url)
         console.log(`              (not used: CHAT_BASE_URL is set to ${process.env.CHAT_BASE_URL})`);
     }
+    if (jaeger) console.log(`Jaeger:       ${jaeger.JAEGER_QUERY_URL}  (a request's trace: /api/traces/<X-Trace-Id>)`);
     console.log(`Logs:         ${logDir}  (restarts: supervisor.log)`);
     console.log(`Pid files:    ${runDir(dataDir)}`);
     if ((await store.list()).length === 0) {

@@ -1,11 +1,14 @@
 /**
  * The throwaway stack of a test run (`npm test`, `npm run test:fuzz`): its own instances on free
  * ports in a temporary folder, so a running `npm start` is not affected. It is stopped whatever
- * the outcome; the service logs are kept when the run fails (or with KEEP_TEST_DATA=1).
+ * the outcome; the service logs are kept when the run fails (or with KEEP_TEST_DATA=1). Jaeger runs
+ * with it (JAEGER_QUERY_URL, JAEGER_OTLP_ENDPOINT), but no process traces unless a test turns it on.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureJaeger, startJaeger } from './provision-jaeger';
+import { freePort } from './services';
 import { RunningStack, freePorts, startStack } from './stack';
 
 /**
@@ -20,6 +23,9 @@ export async function withTestStack(
   o: { chatModel?: boolean } = {},
 ): Promise<number> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `support-ai-${label}-`));
+  // Jaeger's build (minutes, only the first time) goes on while the stack is provisioned and started.
+  const jaegerBin = ensureJaeger();
+  jaegerBin.catch(() => undefined);
   // The Web UI runs too, so the workflows a test run starts can be looked at (and a test checks it).
   const stack = await startStack({
     dataDir,
@@ -27,6 +33,16 @@ export async function withTestStack(
     headless: false,
     chatModel: o.chatModel ? {} : undefined,
   });
+  try {
+    const free = new Set<number>();
+    while (free.size < 3) free.add(await freePort());
+    const [otlpHttp, query, queryGrpc] = [...free];
+    const ports = { otlpHttp, query, queryGrpc };
+    Object.assign(stack.env, await startJaeger({ bin: await jaegerBin, ports, dataDir, supervisor: stack.supervisor }));
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
   if (stack.chatModel) {
     stack.env.TEST_CHAT_URL = stack.chatModel.url;
     stack.env.TEST_CHAT_MODEL = stack.chatModel.model;

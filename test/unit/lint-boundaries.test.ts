@@ -118,6 +118,7 @@ describe('lint: import boundaries (README, "Layout")', () => {
         "import { x } from 'crypto';",
         "import type { x } from 'stream';",
         "import { x } from '@temporalio/client';",
+        "import { x } from '@temporalio/interceptors-opentelemetry';",
         "import { x } from 'weaviate-client';",
         "import type { x } from '../api/app';",
       ],
@@ -132,6 +133,7 @@ describe('lint: import boundaries (README, "Layout")', () => {
         "import { x } from './proxies';",
         "import { x } from '@temporalio/workflow';",
         "import { x } from '@temporalio/common';",
+        "import { x } from '@temporalio/interceptors-opentelemetry/lib/workflow';",
       ],
     });
   });
