@@ -1,29 +1,34 @@
 /**
- * Provisioning of the monitoring the stack starts with itself: Prometheus 2.42 (with promtool, which
- * the rule tests run) and Alertmanager 0.25, Debian 12's released binaries, fetched with
- * `apt-get download` and unpacked into the cache with `dpkg -x` (no root needed, nothing installed),
- * as HAProxy is (provision-cluster.ts). Both are Go programs linking only the C library.
+ * Provisioning of the monitoring the stack starts with itself, into the cache, reused afterwards:
  *
- * Why Debian's packages rather than a build of Prometheus 3 from its Go module: they are fetched and
- * unpacked in about two seconds, where that build takes about seven minutes on two cores and would
- * put the first start past its goal (README, "How long the first start takes"); Prometheus 3's
- * module also lacks its web UI's assets. What the stack uses (scraping, file-based discovery, rules,
- * the HTTP API, promtool's rule tests, Alertmanager's routing and inhibition) is the same in 2.42.
+ * - Prometheus 2.42 and promtool (which the rule tests run): Debian 12's released binaries, fetched
+ *   with `apt-get download` and unpacked with `dpkg -x` (no root needed, nothing installed), as
+ *   HAProxy is (provision-cluster.ts); a Go program linking only the C library. Why not a build of
+ *   Prometheus 3 from its Go module: the package is fetched and unpacked in seconds, where that build
+ *   takes about seven minutes on two cores and would put the first start past its goal (README, "How
+ *   long the first start takes"); Prometheus 3's module also lacks its web UI's assets. What the
+ *   stack uses (scraping, file-based discovery, rules, the HTTP API, promtool's rule tests) is the
+ *   same in 2.42. Debian's web UI pages need its JavaScript packages under /usr/share, so this one
+ *   serves the HTTP API only.
+ * - Alertmanager 0.25, built from its Go module (about 90 s on a cold Go cache, while Weaviate's
+ *   much longer build runs; the module embeds its web UI and default templates). Debian's package was
+ *   the first choice, but its binary reads its default notification template from a fixed
+ *   /usr/share path and refuses to start without it.
  *
  * PROMETHEUS_BIN, PROMTOOL_BIN and ALERTMANAGER_BIN name binaries to use instead; a `prometheus`,
- * `promtool` or `alertmanager` (Debian: `prometheus-alertmanager`) on the PATH of the pinned version
- * is used as it is.
+ * `promtool` or `alertmanager` (Debian: `prometheus-alertmanager`, installed) on the PATH of the
+ * pinned version is used as it is.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cacheDir, log, runWithProgress, which } from './provision';
+import { cacheDir, ensureGoBinary, log, runWithProgress, which } from './provision';
 
 export const OBSERVABILITY_VERSIONS = {
   /** Debian 12's `prometheus` package: Prometheus and promtool 2.42.0. */
   prometheus: '2.42.0+ds-5+deb12u1',
-  /** Debian 12's `prometheus-alertmanager` package: Alertmanager 0.25.0. */
-  alertmanager: '0.25.0-1+b4',
+  /** Alertmanager's Go module. */
+  alertmanager: 'v0.25.0',
 } as const;
 
 export interface ObservabilityBinaries {
@@ -128,26 +133,29 @@ export async function ensurePromtool(): Promise<string> {
   return (await ensurePrometheus()).promtool;
 }
 
-export async function ensureAlertmanager(): Promise<string> {
-  const [alertmanager] = await fromPackage({
-    name: 'prometheus-alertmanager',
-    version: OBSERVABILITY_VERSIONS.alertmanager,
-    binaries: [
-      {
-        envVar: 'ALERTMANAGER_BIN',
-        names: ['alertmanager', 'prometheus-alertmanager'],
-        inPackage: 'usr/bin/prometheus-alertmanager',
-        version: upstream(OBSERVABILITY_VERSIONS.alertmanager),
-      },
-    ],
+/** Alertmanager: ALERTMANAGER_BIN, else one on the PATH of the pinned version, else built from its Go module. */
+export function ensureAlertmanager(): Promise<string> {
+  const version = OBSERVABILITY_VERSIONS.alertmanager;
+  const given = named({
+    envVar: 'ALERTMANAGER_BIN',
+    names: ['alertmanager', 'prometheus-alertmanager'],
+    inPackage: '',
+    version: version.replace(/^v/, ''),
   });
-  return alertmanager;
+  if (given) return Promise.resolve(given);
+  return ensureGoBinary({
+    label: 'Alertmanager',
+    envVar: 'ALERTMANAGER_BIN',
+    binName: 'alertmanager',
+    module: 'github.com/prometheus/alertmanager',
+    pkg: 'cmd/alertmanager',
+    version,
+  });
 }
 
-/** Prometheus, promtool and Alertmanager, fetched when missing (seconds), reused afterwards. */
+/** Prometheus, promtool and Alertmanager, fetched or built when missing, reused afterwards. */
 export async function provisionObservability(): Promise<ObservabilityBinaries> {
-  const { prometheus, promtool } = await ensurePrometheus();
-  const alertmanager = await ensureAlertmanager();
+  const [{ prometheus, promtool }, alertmanager] = await Promise.all([ensurePrometheus(), ensureAlertmanager()]);
   log(`Prometheus: ${prometheus}`);
   log(`Alertmanager: ${alertmanager}`);
   return { prometheus, promtool, alertmanager };
