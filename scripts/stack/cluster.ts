@@ -35,6 +35,8 @@ export interface TemporalProcessPorts {
   matching: number;
   worker: number;
   membership: { frontend: number; history: number; matching: number; worker: number };
+  /** Its Prometheus metrics (the server's `global.metrics.prometheus.listenAddress`), all four roles. */
+  metrics: number;
 }
 
 export interface WeaviateNodePorts {
@@ -44,6 +46,14 @@ export interface WeaviateNodePorts {
   data: number;
   raft: number;
   raftRpc: number;
+  /** Its Prometheus metrics (listening on every interface: README, Security). */
+  metrics: number;
+}
+
+/** A Node process's metrics endpoints: its own (prom-client) and its Temporal runtime's. */
+export interface ProcessMetricsPorts {
+  metrics: number;
+  sdk: number;
 }
 
 export interface ClusterPorts {
@@ -61,6 +71,11 @@ export interface ClusterPorts {
   apiInstances: number[];
   temporalProcesses: TemporalProcessPorts[];
   weaviateNodes: WeaviateNodePorts[];
+  prometheus: number;
+  alertmanager: number;
+  /** The metrics endpoints of `api-1`, `api-2` and of `worker-1`, `worker-2`. */
+  apiMetrics: ProcessMetricsPorts[];
+  workerMetrics: ProcessMetricsPorts[];
 }
 
 /** Every port of the cluster, from its base: the front ends first, then each process's own. */
@@ -80,6 +95,8 @@ export function clusterPorts(base: number): ClusterPorts {
     embeddingsQuery: base + 8,
     englishEncoder: base + 9,
     apiInstances: range(CLUSTER_SIZE.api, base + 10),
+    prometheus: base + 12,
+    alertmanager: base + 13,
     temporalProcesses: range(CLUSTER_SIZE.temporal, base + 20, 10).map((p) => ({
       frontend: p,
       frontendHttp: p + 1,
@@ -87,6 +104,7 @@ export function clusterPorts(base: number): ClusterPorts {
       matching: p + 3,
       worker: p + 4,
       membership: { frontend: p + 5, history: p + 6, matching: p + 7, worker: p + 8 },
+      metrics: p + 9,
     })),
     weaviateNodes: range(CLUSTER_SIZE.weaviate, base + 40, 10).map((p) => ({
       http: p,
@@ -95,7 +113,10 @@ export function clusterPorts(base: number): ClusterPorts {
       data: p + 3,
       raft: p + 4,
       raftRpc: p + 5,
+      metrics: p + 6,
     })),
+    apiMetrics: range(CLUSTER_SIZE.api, base + 70, 2).map((p) => ({ metrics: p, sdk: p + 1 })),
+    workerMetrics: range(CLUSTER_SIZE.worker, base + 80, 2).map((p) => ({ metrics: p, sdk: p + 1 })),
   };
 }
 
@@ -113,6 +134,8 @@ export function allClusterPorts(p: ClusterPorts): number[] {
     p.embeddingsQuery,
     p.englishEncoder,
     ...p.apiInstances,
+    p.prometheus,
+    p.alertmanager,
     ...p.temporalProcesses.flatMap((t) => [
       t.frontend,
       t.frontendHttp,
@@ -120,8 +143,10 @@ export function allClusterPorts(p: ClusterPorts): number[] {
       t.matching,
       t.worker,
       ...Object.values(t.membership),
+      t.metrics,
     ]),
     ...p.weaviateNodes.flatMap((n) => Object.values(n)),
+    ...[...p.apiMetrics, ...p.workerMetrics].flatMap((m) => [m.metrics, m.sdk]),
   ];
 }
 
@@ -306,11 +331,13 @@ export function temporalServerSpec(o: {
       WORKER_MEMBERSHIP_PORT: String(p.membership.worker),
       DYNAMIC_CONFIG_FILE_PATH: temporalDynamicConfig(o.dataDir),
       LOG_LEVEL: 'warn',
+      // The embedded config template's global.metrics.prometheus.listenAddress.
+      PROMETHEUS_ENDPOINT: `127.0.0.1:${p.metrics}`,
     },
     logDir: o.logDir,
     healthy: () => temporalServing(o.cli, p.frontend),
     startTimeoutMs: 120_000,
-    ports: [p.frontend, p.frontendHttp, p.history, p.matching, p.worker, ...Object.values(p.membership)],
+    ports: [p.frontend, p.frontendHttp, p.history, p.matching, p.worker, ...Object.values(p.membership), p.metrics],
   };
 }
 
@@ -419,6 +446,7 @@ export function weaviateNodeSpecs(o: {
       dataPort: n.data,
       raftPort: n.raft,
       raftRpcPort: n.raftRpc,
+      metricsPort: n.metrics,
       apiKey: o.apiKey,
       dataDir: path.join(o.dataDir, `weaviate-${hostname(i)}`),
       logDir: o.logDir,

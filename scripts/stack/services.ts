@@ -169,6 +169,8 @@ export interface TemporalOptions {
   dbFile: string;
   headless: boolean;
   logDir: string;
+  /** Where the server serves its Prometheus metrics (`/metrics`); without it the dev server picks a random port. */
+  metricsPort?: number;
 }
 
 /** Search attributes every workflow sets, so operators can filter runs in the Web UI. */
@@ -211,6 +213,7 @@ export function temporalSpec(o: TemporalOptions): ServiceSpec {
   args.push('--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1');
   if (o.headless) args.push('--headless');
   else args.push('--ui-port', String(o.uiPort));
+  if (o.metricsPort) args.push('--metrics-port', String(o.metricsPort));
   return {
     name: 'temporal',
     cmd: o.bin,
@@ -223,7 +226,7 @@ export function temporalSpec(o: TemporalOptions): ServiceSpec {
       return health.stdout.includes('SERVING');
     },
     startTimeoutMs: 60_000,
-    ports: o.headless ? [o.port] : [o.port, o.uiPort],
+    ports: [o.port, ...(o.headless ? [] : [o.uiPort]), ...(o.metricsPort ? [o.metricsPort] : [])],
   };
 }
 
@@ -244,6 +247,11 @@ export interface WeaviateOptions {
   hostname?: string;
   /** A node of a cluster: the gossip address it joins, the Raft voters (`<hostname>:<raftPort>` each), how many to wait for. */
   cluster?: { join: string; raftJoin: string; expect: number };
+  /**
+   * The port of its Prometheus metrics (`/metrics`); none or 0: no metrics. Weaviate listens on it on
+   * every interface, without authentication (README, Security).
+   */
+  metricsPort?: number;
 }
 
 /** The user name Weaviate logs for its API key, and the user of its cluster API. */
@@ -270,7 +278,15 @@ export function weaviateSpec(o: WeaviateOptions): ServiceSpec {
     env: weaviateEnv(o, o.hostname ?? 'node1'),
     healthy: () => httpOk(`http://127.0.0.1:${o.httpPort}/v1/.well-known/ready`),
     startTimeoutMs: 120_000,
-    ports: [o.httpPort, o.grpcPort, o.gossipPort, o.dataPort, o.raftPort, o.raftRpcPort],
+    ports: [
+      o.httpPort,
+      o.grpcPort,
+      o.gossipPort,
+      o.dataPort,
+      o.raftPort,
+      o.raftRpcPort,
+      ...(o.metricsPort ? [o.metricsPort] : []),
+    ],
   };
 }
 
@@ -305,6 +321,15 @@ export function weaviateEnv(o: WeaviateOptions, hostname: string): Record<string
     GRPC_PORT: String(o.grpcPort),
     GO_PROFILING_DISABLE: 'true',
     LOG_LEVEL: 'warning',
+    ...(o.metricsPort
+      ? {
+          PROMETHEUS_MONITORING_ENABLED: 'true',
+          PROMETHEUS_MONITORING_PORT: String(o.metricsPort),
+          // Metrics per collection, not per shard: every tenant is a shard, and 10,000 tenants would
+          // otherwise be 10,000 sets of series (and their names on the metrics port).
+          PROMETHEUS_MONITORING_GROUP: 'true',
+        }
+      : {}),
   };
 }
 

@@ -9,11 +9,15 @@
  * behind an upload's passages: the servers share the CPU instead. A third server, an English
  * sentence encoder, gives the tag model a second reading of each text (domain/tags/model.ts).
  * On request, a local chat model server (llama.cpp's, scripts/stack/chat_server.py) runs with them.
+ * Prometheus and Alertmanager (scripts/stack/monitoring.ts) scrape them and alert on their faults,
+ * unless PROMETHEUS_ENABLED=false.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitoringEnabled, monitoringServices } from './monitoring';
 import { Provisioned, provisionAll } from './provision';
+import { provisionObservability } from './provision-observability';
 import {
   assertPortFree,
   chatModelName,
@@ -33,16 +37,22 @@ import { ensureWeaviateKey } from './weaviate-key';
 export interface StackPorts {
   temporal: number;
   temporalUi: number;
+  /** The dev server's Prometheus metrics. */
+  temporalMetrics: number;
   weaviateHttp: number;
   weaviateGrpc: number;
   weaviateGossip: number;
   weaviateData: number;
   weaviateRaft: number;
   weaviateRaftRpc: number;
+  /** Weaviate's Prometheus metrics; 0: none. */
+  weaviateMetrics: number;
   embeddings: number;
   embeddingsQuery: number;
   englishEncoder: number;
   chatModel: number;
+  prometheus: number;
+  alertmanager: number;
 }
 
 /** Threads of each embedding server: all cores for the bulk lane; see QUERY_SERVER_THREADS. */
@@ -77,6 +87,8 @@ export interface StackOptions {
   supervisor?: Supervisor;
   /** Also starts a local chat model server (on `ports.chatModel`); none when not given. */
   chatModel?: LocalChatModel;
+  /** Where Alertmanager sends its notifications; ALERTMANAGER_WEBHOOK_URL when not given. */
+  alertWebhookUrl?: string;
 }
 
 export interface RunningStack {
@@ -108,16 +120,20 @@ export function configuredPorts(env = process.env): StackPorts {
   return {
     temporal: int(env.TEMPORAL_PORT, 7233),
     temporalUi: int(env.TEMPORAL_UI_PORT, 8233),
+    temporalMetrics: int(env.TEMPORAL_METRICS_PORT, 7235),
     weaviateHttp: int(env.WEAVIATE_HTTP_PORT, 8080),
     weaviateGrpc: int(env.WEAVIATE_GRPC_PORT, 50051),
     weaviateGossip: gossip,
     weaviateData: gossip + 1,
     weaviateRaft: raft,
     weaviateRaftRpc: raft + 1,
+    weaviateMetrics: int(env.WEAVIATE_METRICS_PORT, 2112),
     embeddings: int(env.EMBEDDINGS_PORT, 8000),
     embeddingsQuery: int(env.EMBEDDINGS_QUERY_PORT, 8001),
     englishEncoder: int(env.TAG_EMBEDDINGS_PORT, 8002),
     chatModel: int(env.CHAT_MODEL_PORT, 8003),
+    prometheus: int(env.PROMETHEUS_PORT, 9090),
+    alertmanager: int(env.ALERTMANAGER_PORT, 9093),
   };
 }
 
@@ -176,32 +192,40 @@ export async function freePorts(): Promise<StackPorts> {
   return {
     temporal: await one(),
     temporalUi: await one(),
+    temporalMetrics: await one(),
     weaviateHttp: await one(),
     weaviateGrpc: await one(),
     weaviateGossip,
     weaviateData: weaviateGossip + 1,
     weaviateRaft,
     weaviateRaftRpc: weaviateRaft + 1,
+    weaviateMetrics: await one(),
     embeddings: await one(),
     embeddingsQuery: await one(),
     englishEncoder: await one(),
     chatModel: await one(),
+    prometheus: await one(),
+    alertmanager: await one(),
   };
 }
 
 const PORT_SETTINGS: Record<keyof StackPorts, string> = {
   temporal: 'TEMPORAL_PORT',
   temporalUi: 'TEMPORAL_UI_PORT',
+  temporalMetrics: 'TEMPORAL_METRICS_PORT',
   weaviateHttp: 'WEAVIATE_HTTP_PORT',
   weaviateGrpc: 'WEAVIATE_GRPC_PORT',
   weaviateGossip: 'WEAVIATE_GOSSIP_PORT',
   weaviateData: 'WEAVIATE_GOSSIP_PORT (data port = gossip port + 1)',
   weaviateRaft: 'WEAVIATE_RAFT_PORT',
   weaviateRaftRpc: 'WEAVIATE_RAFT_PORT (RPC port = Raft port + 1)',
+  weaviateMetrics: 'WEAVIATE_METRICS_PORT',
   embeddings: 'EMBEDDINGS_PORT',
   embeddingsQuery: 'EMBEDDINGS_QUERY_PORT',
   englishEncoder: 'TAG_EMBEDDINGS_PORT',
   chatModel: 'CHAT_MODEL_PORT',
+  prometheus: 'PROMETHEUS_PORT',
+  alertmanager: 'ALERTMANAGER_PORT',
 };
 
 /**
@@ -246,12 +270,15 @@ export function modelServers(o: {
 }
 
 export async function startStack(o: StackOptions): Promise<RunningStack> {
-  const bins = await provisionAll();
+  const monitored = monitoringEnabled();
+  const [bins, observability] = await Promise.all([provisionAll(), monitored ? provisionObservability() : undefined]);
   for (const [key, setting] of Object.entries(PORT_SETTINGS) as [keyof StackPorts, string][]) {
     if (key === 'temporalUi' && o.headless) continue;
     if ((key === 'embeddings' || key === 'embeddingsQuery') && !bins.embeddingsBin) continue;
     if (key === 'englishEncoder' && !bins.englishEncoder) continue;
     if (key === 'chatModel' && !o.chatModel) continue;
+    if ((key === 'prometheus' || key === 'alertmanager') && !monitored) continue;
+    if (key === 'weaviateMetrics' && !o.ports.weaviateMetrics) continue;
     await assertPortFree(o.ports[key], key, setting);
   }
   const logDir = path.join(o.dataDir, 'logs');
@@ -265,6 +292,17 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     parallel: o.chatModel.parallel ?? CHAT_MODEL_DEFAULTS.parallel,
   };
   const models = modelServers({ bins, ports: o.ports, logDir });
+  const monitoring =
+    observability &&
+    monitoringServices({
+      bins: observability,
+      dataDir: o.dataDir,
+      logDir,
+      ports: o.ports,
+      temporal: [{ targets: [`127.0.0.1:${o.ports.temporalMetrics}`] }],
+      weaviate: o.ports.weaviateMetrics ? [{ targets: [`127.0.0.1:${o.ports.weaviateMetrics}`] }] : [],
+      webhookUrl: o.alertWebhookUrl,
+    });
   const specs = [
     temporalSpec({
       bin: bins.temporalBin,
@@ -273,6 +311,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
       dbFile: path.join(o.dataDir, 'temporal.db'),
       headless: o.headless,
       logDir,
+      metricsPort: o.ports.temporalMetrics,
     }),
     weaviateSpec({
       bin: bins.weaviateBin,
@@ -285,6 +324,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
       apiKey: weaviateKey,
       dataDir: path.join(o.dataDir, 'weaviate'),
       logDir,
+      metricsPort: o.ports.weaviateMetrics,
     }),
     ...models.specs,
     ...(chat ? [chatModelSpec({ ...chat, python: bins.chatModel.python, port: o.ports.chatModel, logDir })] : []),
@@ -292,9 +332,11 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
   let services: SupervisedProcess[];
   try {
     console.log(
-      `[stack] starting Temporal, Weaviate and the embedding servers${chat ? ' and the chat model' : ''} ...`,
+      `[stack] starting Temporal, Weaviate and the embedding servers${chat ? ', the chat model' : ''}${monitoring ? ', Prometheus and Alertmanager' : ''} ...`,
     );
     services = await Promise.all(specs.map((spec) => supervisor.start(spec)));
+    // Once the others serve, so that a process still starting is not an alert.
+    services.push(...(await Promise.all((monitoring?.specs ?? []).map((spec) => supervisor.start(spec)))));
     console.log(`[stack] ready: ${services.map((s) => s.name).join(', ')} (logs in ${logDir})`);
   } catch (err) {
     await stop();
@@ -307,6 +349,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     WEAVIATE_GRPC_PORT: String(o.ports.weaviateGrpc),
     WEAVIATE_API_KEY: weaviateKey,
     ...models.env,
+    ...monitoring?.env,
   };
   if (!o.headless) env.TEMPORAL_UI_URL = `http://127.0.0.1:${o.ports.temporalUi}`;
   const chatModel = chat && {

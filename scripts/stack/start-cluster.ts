@@ -5,6 +5,8 @@
  * servers, two workers and two API instances, with HAProxy in front of the APIs, Temporal and
  * Weaviate. Every process is supervised as under `npm start` (restarted with backoff when it dies);
  * prints where everything is and, on the first start, an operator API key. Ctrl-C stops it all.
+ * Prometheus and Alertmanager (scripts/stack/monitoring.ts) scrape every process, unless
+ * PROMETHEUS_ENABLED=false.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,9 +30,11 @@ import {
   temporalUiSpec,
   weaviateNodeSpecs,
 } from './cluster';
+import { monitoringEnabled, monitoringServices, writeProcessTargets } from './monitoring';
 import { nodeSpec, workerPolling } from './processes';
 import { provisionAll } from './provision';
 import { provisionCluster } from './provision-cluster';
+import { provisionObservability } from './provision-observability';
 import { assertPortFree, httpOk } from './services';
 import { modelServers, runDir, stackSupervisor } from './stack';
 import { ensureWeaviateKey } from './weaviate-key';
@@ -52,6 +56,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const bins = await provisionAll();
   const cluster = await provisionCluster();
+  const observability = monitoringEnabled() ? await provisionObservability() : undefined;
   const models = modelServers({ bins, ports, logDir });
   const supervisor = stackSupervisor(dataDir);
   const launcherPid = path.join(runDir(dataDir), 'launcher.pid');
@@ -83,6 +88,7 @@ async function main(): Promise<void> {
       ports.temporalUi,
       ports.balancerStatus,
       ports.postgres,
+      ...(observability ? [ports.prometheus, ports.alertmanager] : []),
     ];
     for (const port of all) await assertPortFree(port, 'the cluster', 'CLUSTER_PORT_BASE');
     fs.mkdirSync(runDir(dataDir), { recursive: true });
@@ -123,7 +129,25 @@ async function main(): Promise<void> {
       dataDir,
       logDir,
     });
+    const monitoring =
+      observability &&
+      monitoringServices({
+        bins: observability,
+        dataDir,
+        logDir,
+        ports,
+        temporal: ports.temporalProcesses.map((p, i) => ({
+          targets: [`127.0.0.1:${p.metrics}`],
+          labels: { process: `temporal-${i + 1}` },
+        })),
+        weaviate: ports.weaviateNodes.map((n, i) => ({
+          targets: [`127.0.0.1:${n.metrics}`],
+          labels: { process: `weaviate-${i}` },
+        })),
+      });
     await Promise.all([temporal, ...[...weaviateNodes, ...models.specs].map((spec) => supervisor.start(spec))]);
+    // Once the others serve, so that a process still starting is not an alert.
+    await Promise.all((monitoring?.specs ?? []).map((spec) => supervisor.start(spec)));
     const env: Record<string, string> = {
       ...models.env,
       TEMPORAL_ADDRESS: temporalAddress,
@@ -135,6 +159,7 @@ async function main(): Promise<void> {
       TEMPORAL_UI_URL: `http://127.0.0.1:${ports.temporalUi}`,
       // Client addresses arrive in X-Forwarded-For from the balancer.
       TRUST_PROXY: 'true',
+      ...monitoring?.env,
     };
     Object.assign(process.env, env);
     const config = loadServicesConfig();
@@ -151,7 +176,11 @@ async function main(): Promise<void> {
           nodeSpec({
             name: `worker-${i + 1}`,
             entry: 'worker/main.ts',
-            env,
+            env: {
+              ...env,
+              WORKER_METRICS_PORT: String(ports.workerMetrics[i].metrics),
+              WORKER_SDK_METRICS_PORT: String(ports.workerMetrics[i].sdk),
+            },
             logDir,
             healthy: polling.healthy,
             startTimeoutMs: 180_000,
@@ -163,7 +192,12 @@ async function main(): Promise<void> {
           nodeSpec({
             name: `api-${i + 1}`,
             entry: 'api/server.ts',
-            env: { ...env, API_PORT: String(port) },
+            env: {
+              ...env,
+              API_PORT: String(port),
+              API_METRICS_PORT: String(ports.apiMetrics[i].metrics),
+              API_SDK_METRICS_PORT: String(ports.apiMetrics[i].sdk),
+            },
             logDir,
             healthy: () => httpOk(`http://127.0.0.1:${port}/healthz`),
             ports: [port],
@@ -172,6 +206,18 @@ async function main(): Promise<void> {
       ),
     ]);
     await waitUntil('the APIs through the balancer', () => balancerUp(ports, ['api']));
+    // Scraped once they serve: a process still starting is not an alert (ApiDown, NoWorkerPolling).
+    if (monitoring)
+      writeProcessTargets({
+        dataDir,
+        processes: [
+          ...ports.apiMetrics.map((m, i) => ({ name: `api-${i + 1}`, ports: { api: m.metrics, 'api-sdk': m.sdk } })),
+          ...ports.workerMetrics.map((m, i) => ({
+            name: `worker-${i + 1}`,
+            ports: { worker: m.metrics, 'worker-sdk': m.sdk },
+          })),
+        ],
+      });
     const store = new ApiKeyStore(() => connectWeaviate(config.weaviate));
     const line = '-'.repeat(72);
     console.log(line);
@@ -186,6 +232,10 @@ async function main(): Promise<void> {
       `Weaviate:     http://127.0.0.1:${ports.weaviateHttp}, gRPC :${ports.weaviateGrpc}  (HAProxy over ${ports.weaviateNodes.length} nodes, replication factor ${CLUSTER_REPLICATION_FACTOR})`,
     );
     console.log(`Balancer:     http://127.0.0.1:${ports.balancerStatus}/  (health of every backend)`);
+    if (monitoring) {
+      console.log(`Prometheus:   ${monitoring.env.PROMETHEUS_URL}  (alerts: /api/v1/alerts, targets: /api/v1/targets)`);
+      console.log(`Alertmanager: ${monitoring.env.ALERTMANAGER_URL}  (alerts: /api/v2/alerts)`);
+    }
     console.log(`Logs:         ${logDir}  (restarts: supervisor.log)`);
     console.log(`Pid files:    ${runDir(dataDir)}`);
     if ((await store.list()).length === 0) {

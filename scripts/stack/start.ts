@@ -18,6 +18,9 @@ import { ApiKeyStore } from '../../domain/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../../domain/weaviate/client';
 import { ensureCollections } from '../../domain/weaviate/collections';
 import { SCOPES } from '../../api/scopes';
+import { loadApiConfig } from '../../api/config';
+import { loadWorkerConfig } from '../../worker/config';
+import { writeProcessTargets } from './monitoring';
 import { nodeSpec, workerPolling } from './processes';
 import { configuredJaegerPorts, ensureJaeger, startJaeger } from './provision-jaeger';
 import { assertPortFree, httpOk } from './services';
@@ -79,6 +82,7 @@ async function main(): Promise<void> {
     }
     Object.assign(process.env, env);
     const config = loadServicesConfig();
+    const [apiMetrics, workerMetrics] = [loadApiConfig().metrics, loadWorkerConfig().metrics];
     const weaviate = await connectWeaviate(config.weaviate);
     await ensureCollections(weaviate);
     const logDir = path.join(dataDir, 'logs');
@@ -110,11 +114,34 @@ async function main(): Promise<void> {
         }),
       ),
     ]);
+    // Prometheus scrapes the API's and the worker's metrics endpoints (a port of 0 is off) once they
+    // serve: a process still starting is not an alert (ApiDown, NoWorkerPolling).
+    if (stack.env.PROMETHEUS_URL)
+      writeProcessTargets({
+        dataDir,
+        processes: [
+          { name: 'api', ports: { api: apiMetrics.port, 'api-sdk': apiMetrics.sdkPort } },
+          { name: 'worker', ports: { worker: workerMetrics.port, 'worker-sdk': workerMetrics.sdkPort } },
+        ],
+      });
     const store = new ApiKeyStore(() => connectWeaviate(config.weaviate));
     const line = '-'.repeat(72);
     console.log(line);
     console.log(`API:          http://127.0.0.1:${apiPort}  (readiness: /readyz, OpenAPI: /openapi.json)`);
     if (process.env.TEMPORAL_HEADLESS !== 'true') console.log(`Temporal UI:  http://127.0.0.1:${ports.temporalUi}`);
+    if (stack.env.PROMETHEUS_URL) {
+      console.log(`Prometheus:   ${stack.env.PROMETHEUS_URL}  (alerts: /api/v1/alerts, targets: /api/v1/targets)`);
+      console.log(`Alertmanager: ${stack.env.ALERTMANAGER_URL}  (alerts: /api/v2/alerts)`);
+      const metrics = [
+        `API :${apiMetrics.port}`,
+        `API's Temporal SDK :${apiMetrics.sdkPort}`,
+        `worker :${workerMetrics.port}`,
+        `worker's Temporal SDK :${workerMetrics.sdkPort}`,
+        `Temporal :${ports.temporalMetrics}`,
+        ...(ports.weaviateMetrics ? [`Weaviate :${ports.weaviateMetrics}`] : []),
+      ].filter((m) => !m.endsWith(':0'));
+      console.log(`Metrics:      /metrics of ${metrics.join(', ')}`);
+    }
     if (stack.chatModel) {
       const { url, model, contextTokens } = stack.chatModel;
       console.log(`Chat model:   ${url}  (${model}, ${contextTokens} tokens of context)`);

@@ -1,7 +1,7 @@
 /**
  * What the stack exposes to other machines: Weaviate answers only with its API key (HTTP, gRPC
  * and its cluster port), the key is kept with the data folder and survives restarts, and every
- * socket the stack's processes listen on is bound to loopback, except the two Weaviate ports
+ * socket the stack's processes listen on is bound to loopback, except the three Weaviate ports
  * whose address it cannot be told (README, Security).
  */
 import { strict as assert } from 'node:assert';
@@ -220,9 +220,11 @@ describe('exposure: Weaviate authentication and loopback-only ports', function (
   it('listens on loopback only, except the Weaviate ports that cannot be bound, which refuse anonymous requests', async () => {
     const running = stack ?? (await start());
     assert.deepEqual(running.services.map((s) => s.name).sort(), [
+      'alertmanager',
       'embeddings',
       'embeddings-query',
       'english-encoder',
+      'prometheus',
       'temporal',
       'weaviate',
     ]);
@@ -232,26 +234,31 @@ describe('exposure: Weaviate authentication and loopback-only ports', function (
     for (const port of [
       ports.temporal,
       ports.temporalUi,
+      ports.temporalMetrics,
       ports.weaviateHttp,
       ports.weaviateGrpc,
       ports.weaviateGossip,
       ports.weaviateData,
       ports.weaviateRaft,
       ports.weaviateRaftRpc,
+      ports.weaviateMetrics,
       ports.embeddings,
       ports.embeddingsQuery,
       ports.englishEncoder,
+      ports.prometheus,
+      ports.alertmanager,
     ]) {
       assert.ok(ownPorts.has(port), `nothing of the stack listens on ${port}: ${JSON.stringify(sockets)}`);
     }
 
     // weaviate-server v1.38.11 listens on ":<port>" for its gRPC API (adapters/handlers/grpc/server.go,
-    // StartAndListen) and its cluster API (adapters/handlers/rest/clusterapi/serve.go, NewServer);
-    // neither address can be configured.
+    // StartAndListen), its cluster API (adapters/handlers/rest/clusterapi/serve.go, NewServer) and its
+    // metrics (adapters/handlers/rest/configure_api.go, PROMETHEUS_MONITORING_PORT); none of these
+    // addresses can be configured.
     const unavoidable = (s: Socket) =>
       s.pid === weaviate.child.pid &&
       s.protocol === 'tcp' &&
-      (s.port === ports.weaviateGrpc || s.port === ports.weaviateData);
+      (s.port === ports.weaviateGrpc || s.port === ports.weaviateData || s.port === ports.weaviateMetrics);
     const exposed = sockets.filter((s) => !isLoopback(s.address));
     assert.deepEqual(
       exposed.filter((s) => !unavoidable(s)),

@@ -33,6 +33,9 @@ import {
   weaviateEnv,
 } from '../../scripts/stack/services';
 import { nodeServiceFlags } from '../../scripts/stack/processes';
+import { monitoringServices } from '../../scripts/stack/monitoring';
+import { FILE_JOBS, STATIC_JOBS, prometheusConfig } from '../../scripts/stack/prometheus-config';
+import { OBSERVABILITY_VERSIONS } from '../../scripts/stack/provision-observability';
 import { CHAT_MODEL_DEFAULTS, QUERY_SERVER_THREADS } from '../../scripts/stack/stack';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -95,14 +98,105 @@ const SERVICE_VARIABLES = [
 /** The key compose takes from the shell or .env; it refuses to start without it. */
 const KEY_REFERENCE = /^\$\{WEAVIATE_API_KEY:\?[^}]+\}$/;
 
+interface ScrapeConfig {
+  global: Record<string, string>;
+  rule_files: string[];
+  alerting: { alertmanagers: { static_configs: { targets: string[] }[] }[] };
+  scrape_configs: { job_name: string; static_configs: { targets: string[]; labels?: Record<string, string> }[] }[];
+}
+/** A compose Prometheus's configuration (mounted at /etc/prometheus/prometheus.yml). */
+const prometheusOf = (name: string) => {
+  const mount = (service(name).configs ?? []).find((c) => c.target === '/etc/prometheus/prometheus.yml');
+  const content = mount && compose.configs?.[mount.source]?.content;
+  assert.ok(content, `${name} has no prometheus.yml`);
+  return parse(content) as ScrapeConfig;
+};
+/** A job's targets, each `host:port` with its `process` label (when it has one). */
+const jobTargets = (config: ScrapeConfig, job: string) =>
+  (config.scrape_configs.find((c) => c.job_name === job)?.static_configs ?? []).flatMap((g) =>
+    g.targets.map((target) => ({ target, process: g.labels?.process })),
+  );
+/** The launcher's specs of Prometheus and Alertmanager (their flags), written into a throwaway folder. */
+function launcherMonitoring() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-monitoring-'));
+  try {
+    const { specs } = monitoringServices({
+      bins: { prometheus: 'prometheus', alertmanager: 'alertmanager' },
+      dataDir,
+      logDir: dataDir,
+      ports: { prometheus: 1, alertmanager: 2 },
+      temporal: [],
+      weaviate: [],
+    });
+    return { prometheus: specs[0], alertmanager: specs[1] };
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+/**
+ * Prometheus and Alertmanager of a profile: the launcher's versions, flags and prometheusConfig()'s
+ * global settings and jobs; ops/'s rules and Alertmanager configuration, mounted from the repository.
+ */
+function assertMonitoring(o: { prometheus: string; alertmanager: string }): ScrapeConfig {
+  const upstream = OBSERVABILITY_VERSIONS.prometheus.match(/^\d+\.\d+\.\d+/)?.[0];
+  assert.equal(service(o.prometheus).image, `prom/prometheus:v${upstream}`);
+  assert.equal(service(o.alertmanager).image, `prom/alertmanager:${OBSERVABILITY_VERSIONS.alertmanager}`);
+  const launcher = launcherMonitoring();
+  const flag = (args: string[], name: string) => args.find((a) => a.startsWith(`${name}=`));
+  for (const name of ['--storage.tsdb.retention.time', '--storage.tsdb.retention.size'])
+    assert.equal(flag(commandOf(o.prometheus), name), flag(launcher.prometheus.args, name), `${o.prometheus} ${name}`);
+  assert.ok(launcher.alertmanager.args.includes('--cluster.listen-address='));
+  assert.ok(commandOf(o.alertmanager).includes('--cluster.listen-address='), `${o.alertmanager} has no peers`);
+
+  const config = prometheusOf(o.prometheus);
+  const expected = prometheusConfig({
+    dataDir: '/data',
+    static: { temporal: [], weaviate: [], prometheus: [], alertmanager: [] },
+    alertmanagers: [],
+  });
+  assert.deepEqual(config.global, expected.global, "the launcher's intervals");
+  assert.deepEqual(
+    config.scrape_configs.map((c) => c.job_name),
+    [...STATIC_JOBS, ...FILE_JOBS],
+    "the launcher's jobs",
+  );
+  // The repository's files, mounted read-only where the configurations read them.
+  const mounted = (name: string, file: string) =>
+    (service(name).volumes ?? []).find((v) => v.startsWith(`./${file}:`))?.split(':')[1];
+  assert.deepEqual(config.rule_files, [mounted(o.prometheus, 'ops/prometheus/alerts.yml')]);
+  assert.equal(
+    flag(commandOf(o.alertmanager), '--config.file'),
+    `--config.file=${mounted(o.alertmanager, 'ops/alertmanager/alertmanager.yml')}`,
+  );
+  const alertmanagerPort = flag(commandOf(o.alertmanager), '--web.listen-address')?.split(':').pop();
+  assert.deepEqual(config.alerting.alertmanagers[0].static_configs[0].targets, [
+    `${o.alertmanager}:${alertmanagerPort}`,
+  ]);
+  const prometheusPort = flag(commandOf(o.prometheus), '--web.listen-address')?.split(':').pop();
+  assert.deepEqual(jobTargets(config, 'prometheus'), [{ target: `localhost:${prometheusPort}`, process: undefined }]);
+  assert.deepEqual(jobTargets(config, 'alertmanager'), [
+    { target: `${o.alertmanager}:${alertmanagerPort}`, process: undefined },
+  ]);
+  return config;
+}
+/** The API's and the worker's metrics ports in their compose environment, by job. */
+const metricsPorts = (api: string, worker: string): Record<(typeof FILE_JOBS)[number], [string, string | null]> => ({
+  api: [api, envOf(api).API_METRICS_PORT],
+  'api-sdk': [api, envOf(api).API_SDK_METRICS_PORT],
+  worker: [worker, envOf(worker).WORKER_METRICS_PORT],
+  'worker-sdk': [worker, envOf(worker).WORKER_SDK_METRICS_PORT],
+});
+
 describe('docker-compose.yml', () => {
-  it('has the seven services of the stack, and the local chat model under its profile', () => {
+  it('has the services of the stack, and the local chat model under its profile', () => {
     const always = Object.entries(compose.services).filter(([, s]) => !s.profiles);
     assert.deepEqual(always.map(([name]) => name).sort(), [
+      'alertmanager',
       'api',
       'embeddings',
       'embeddings-query',
       'english-encoder',
+      'prometheus',
       'temporal',
       'temporal-cli',
       'weaviate',
@@ -190,6 +284,7 @@ describe('docker-compose.yml', () => {
         apiKey: 'the-key',
         dataDir: 'data',
         logDir: 'logs',
+        metricsPort: 7,
       },
       'node1',
     );
@@ -268,6 +363,23 @@ describe('docker-compose.yml', () => {
       const command = commandOf(name).join(' ');
       const node = command.slice(command.lastIndexOf('node '));
       assert.ok(node.startsWith(`node ${flags.join(' ')} -r ts-node/register/transpile-only `), `${name}: ${command}`);
+    }
+  });
+
+  it("runs Prometheus and Alertmanager as the launcher does, scraping every service's metrics port", () => {
+    const config = assertMonitoring({ prometheus: 'prometheus', alertmanager: 'alertmanager' });
+    const temporalPort = flagValues(commandOf('temporal'), '--metrics-port')[0];
+    assert.ok(temporalPort, 'Temporal serves its metrics on a fixed port');
+    assert.deepEqual(jobTargets(config, 'temporal'), [{ target: `temporal:${temporalPort}`, process: undefined }]);
+    const weaviate = envOf('weaviate');
+    assert.equal(weaviate.PROMETHEUS_MONITORING_ENABLED, 'true');
+    assert.deepEqual(jobTargets(config, 'weaviate'), [
+      { target: `weaviate:${weaviate.PROMETHEUS_MONITORING_PORT}`, process: undefined },
+    ]);
+    for (const [job, [name, port]] of Object.entries(metricsPorts('api', 'worker'))) {
+      assert.ok(port && port !== '0', `${name} serves ${job}`);
+      assert.deepEqual(jobTargets(config, job), [{ target: `${name}:${port}`, process: name }], job);
+      assert.equal(envOf(name).METRICS_HOST, '0.0.0.0', `${name}'s metrics reach Prometheus's container`);
     }
   });
 
@@ -550,6 +662,7 @@ describe('docker-compose.yml, profile cluster (npm run start:cluster)', () => {
       'GRPC_PORT',
       'RAFT_JOIN',
       'CLUSTER_JOIN',
+      'PROMETHEUS_MONITORING_PORT',
     ]);
     for (const [i, spec] of launcherWeaviate().entries()) {
       const name = nodes[i];
@@ -606,6 +719,38 @@ describe('docker-compose.yml, profile cluster (npm run start:cluster)', () => {
       const entry = name.includes('worker') ? 'worker/main.ts' : 'api/server.ts';
       assert.equal(commandOf(name).at(-1), entry);
     }
+  });
+
+  it("runs the cluster's Prometheus and Alertmanager as the launcher does, scraping every process", () => {
+    const config = assertMonitoring({ prometheus: 'cluster-prometheus', alertmanager: 'cluster-alertmanager' });
+    const port = (address: string | null | undefined) => address?.split(':').pop();
+    const expected = {
+      temporal: numbered('temporal').map((name) => ({
+        target: `${name}:${port(envOf(name).PROMETHEUS_ENDPOINT)}`,
+        process: name.replace(/^cluster-/, ''),
+      })),
+      weaviate: numbered('weaviate').map((name) => ({
+        target: `${name}:${envOf(name).PROMETHEUS_MONITORING_PORT}`,
+        process: name.replace(/^cluster-/, ''),
+      })),
+      ...Object.fromEntries(
+        FILE_JOBS.map((job) => [
+          job,
+          numbered(job.replace(/-sdk$/, '')).map((name, i) => {
+            const [, metrics] = metricsPorts(numbered('api')[i], numbered('worker')[i])[job];
+            return { target: `${name}:${metrics}`, process: name.replace(/^cluster-/, '') };
+          }),
+        ]),
+      ),
+    };
+    for (const [job, targets] of Object.entries(expected)) assert.deepEqual(jobTargets(config, job), targets, job);
+    // The launcher's processes by the same names: temporal-1, weaviate-0, api-1, worker-1, …
+    assert.deepEqual(
+      expected.weaviate.map((t) => t.process),
+      launcherWeaviate().map((spec) => spec.name),
+    );
+    assert.deepEqual(service('cluster-prometheus').ports, [`127.0.0.1:${ports.prometheus}:9090`]);
+    assert.deepEqual(service('cluster-alertmanager').ports, [`127.0.0.1:${ports.alertmanager}:9093`]);
   });
 
   it("runs the default stack's model servers, unpublished", () => {
@@ -682,7 +827,7 @@ describe('docker-compose.yml, profile cluster (npm run start:cluster)', () => {
         assert.match(options, new RegExp(`\\bport ${flagValues(commandOf(host), '--port')[0]}$`));
     });
 
-    it('is the only service published besides the Web UI: its front ends and status page, on the clusterPorts layout', () => {
+    it('is the only service published besides the Web UI, Prometheus and Alertmanager: its front ends and status page, on the clusterPorts layout', () => {
       const binds = haproxySections(cfg()).flatMap(([, lines]) =>
         lines.filter((l) => l.startsWith('bind ')).map((l) => l.split(':').pop()),
       );
@@ -696,7 +841,12 @@ describe('docker-compose.yml, profile cluster (npm run start:cluster)', () => {
         .filter(([name, s]) => name.startsWith('cluster-') && (s.ports ?? []).length > 0)
         .map(([name]) => name)
         .sort();
-      assert.deepEqual(published, ['cluster-haproxy', 'cluster-temporal-ui']);
+      assert.deepEqual(published, [
+        'cluster-alertmanager',
+        'cluster-haproxy',
+        'cluster-prometheus',
+        'cluster-temporal-ui',
+      ]);
     });
   });
 });
