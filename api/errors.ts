@@ -5,6 +5,7 @@
  */
 
 import { STATUS_NAMES } from '../domain/contracts/error';
+import { BodyError } from '../domain/contracts/json-body';
 import type { DependencyLabel, RejectionReason } from '../domain/observability/metrics';
 
 export { STATUS_NAMES };
@@ -63,6 +64,16 @@ export const tooManyRequests = (retryAfterSeconds: number, reason = 'rate limit 
 export const internal = (message = 'internal error') => new ApiError(500, message);
 export const unavailable = (message: string) => new ApiError(503, message);
 export const dependencyTimeout = (message: string) => new ApiError(504, message);
+
+/** Runs `step` of reading a body (domain/contracts/json-body.ts), its BodyError turned into the same ApiError. */
+export function bodyStep<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    if (err instanceof BodyError) throw new ApiError(err.status, err.message);
+    throw err;
+  }
+}
 
 /** The body for any status, used by the handler for errors that are not ApiErrors. */
 export function errorBody(code: ErrorStatus, message: string): ErrorBody {

@@ -59,9 +59,13 @@ export function temporalErrorToApiError(err: unknown, operation: string): ApiErr
     );
   }
   // The service's own error goes along as the cause: the API log shows it, the client never does.
-  if (serviceDown(err)) return Object.assign(new ApiError(503, 'the workflow service is unavailable').because('dependency_unavailable', 'temporal'), {
-      cause: err,
-    });
+  if (serviceDown(err))
+    return Object.assign(
+      new ApiError(503, 'the workflow service is unavailable').because('dependency_unavailable', 'temporal'),
+      {
+        cause: err,
+      },
+    );
   return new ApiError(500, `${operation} failed: ${(err as Error)?.message ?? String(err)}`);
 }
 

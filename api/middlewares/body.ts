@@ -8,9 +8,9 @@ import type { Context, Middleware } from 'koa';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
-import { parse as parseJson } from '@hapi/bourne';
 import getRawBody from 'raw-body';
-import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from '../errors';
+import { jsonValue, utf8Text } from '../../domain/contracts/json-body';
+import { ApiError, badRequest, bodyStep, payloadTooLarge, unsupportedMediaType } from '../errors';
 import { nextTurn, stepped } from '../event-loop-steps';
 
 /** Bodies larger than this, once decompressed, get 413 (docs/api.md). */
@@ -59,39 +59,21 @@ function readFailure(err: unknown, compressed: boolean): ApiError | unknown {
   return err;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The body as text: 400 unless it is valid UTF-8 (no byte is silently replaced). A BOM is dropped. */
-function utf8Text(bytes: Buffer): string {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw badRequest('request body is not valid UTF-8');
-  }
-}
-
-/** JSON whitespace (RFC 8259) then the start of an object or an array. */
-const OBJECT_OR_ARRAY = /^[ \t\n\r]*[[{]/;
-
-/** The body's value: an object or an array (anything else is not a request body); `__proto__` is refused. */
-function jsonValue(text: string): unknown {
-  if (text === '') return {};
-  if (!OBJECT_OR_ARRAY.test(text)) throw badRequest('request body must be a JSON object');
-  try {
-    return parseJson(text, { protoAction: 'error' });
-  } catch (err) {
-    if (String((err as Error).message).includes('prototype'))
-      throw badRequest('request body must not use the key "__proto__"');
-    throw badRequest('request body is not valid JSON');
-  }
-}
+/**
+ * Bodies from this size on are, where the operation allows it (`offload`), left as bytes in
+ * `ctx.state.rawBody` for one of the API's CPU threads to decode, parse and check
+ * (domain/contracts/upload-reading.ts): a 10 MB upload parsed on the event loop held it 35 to 70 ms,
+ * and the garbage of its parsed items as long again (docs/api.md, "Request pipeline").
+ */
+export const OFFLOADED_BODY_BYTES = 1024 * 1024;
 
 /**
  * Reads a JSON body into `ctx.request.body` (at most 10 MB decompressed: 413 above; invalid UTF-8
  * or JSON: 400; an unknown `Content-Encoding`: 415). A body of another media type is not read:
- * `validate` answers it 415.
+ * `validate` answers it 415. With `offload`, a body of OFFLOADED_BODY_BYTES or more is left as its
+ * bytes in `ctx.state.rawBody`, for the handler to read on a CPU thread.
  */
-export function jsonBody(): Middleware {
+export function jsonBody(o: { offload?: boolean } = {}): Middleware {
   return async function jsonBodyMiddleware(ctx, next) {
     if (isJsonRequest(ctx)) {
       const req = ctx.req;
@@ -106,10 +88,14 @@ export function jsonBody(): Middleware {
         throw readFailure(err, compressed);
       });
       ctx.state.bodyBytes = bytes.length;
+      if (o.offload && bytes.length >= OFFLOADED_BODY_BYTES) {
+        ctx.state.rawBody = bytes;
+        return next();
+      }
       const large = stepped(ctx.state);
-      const text = utf8Text(bytes);
+      const text = bodyStep(() => utf8Text(bytes));
       if (large) await nextTurn();
-      (ctx.request as { body?: unknown }).body = jsonValue(text);
+      (ctx.request as { body?: unknown }).body = bodyStep(() => jsonValue(text));
       if (large) await nextTurn();
     }
     await next();

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
-import { badRequest, payloadTooLarge, unsupportedMediaType } from '../errors';
+import { badRequest, bodyStep, unsupportedMediaType } from '../errors';
 import { compileBody, compileParams, firstErrorMessage } from '../../domain/contracts/ajv';
-import { firstIllFormedText } from '../../domain/contracts/json-walk';
+import { checkJsonObject, checkSchema } from '../../domain/contracts/json-body';
 import { namedSchemas, type Operation } from '../schemas/operations';
 import { nextTurn, stepped } from '../event-loop-steps';
 import { isJsonRequest } from './body';
@@ -20,6 +20,8 @@ export interface ValidatedState {
   input: ValidatedInput;
   /** Bytes of the request body as read (middlewares/body.ts); a large one is checked in steps. */
   bodyBytes?: number;
+  /** A large upload's body, left unread for its handler (middlewares/body.ts, offload). */
+  rawBody?: Buffer;
 }
 
 /** Headers of an operation as one object schema, keyed by canonical header name. */
@@ -31,10 +33,6 @@ function headersSchema(op: Operation) {
     required: headers.filter((h) => h.required).map((h) => h.name),
   };
 }
-
-/** A JSON object: what every body must be (arrays, strings and null are not). */
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Validates the body, query string and declared headers of `operation`, and puts the cleaned values
@@ -59,23 +57,14 @@ export function validate(operation: Operation): Middleware<ValidatedState> {
           'the request body must be JSON, sent with Content-Type: application/json (or another +json type)',
         );
       }
-      body = (ctx.request as { body?: unknown }).body;
-      if (!isObject(body)) throw badRequest('request body must be a JSON object');
-      const illFormed = firstIllFormedText(body);
-      if (illFormed !== undefined)
-        throw badRequest(
-          `${illFormed || 'request body'} is not valid Unicode text (it holds a lone UTF-16 surrogate such as \\ud800)`,
-        );
-      if (stepped(ctx.state)) await nextTurn();
-      if (!validateBody(body)) {
-        const message = firstErrorMessage(validateBody, '');
-        // An upload's item array is the only array one level down in an envelope.
-        const [first] = validateBody.errors ?? [];
-        const tooManyItems =
-          operation.bodyEnvelope && first?.keyword === 'maxItems' && first.instancePath.lastIndexOf('/') === 0;
-        throw tooManyItems ? payloadTooLarge(message) : badRequest(message);
+      // A body left as bytes (body.ts, offload) is checked by its handler, on a CPU thread.
+      if (!ctx.state.rawBody) {
+        body = (ctx.request as { body?: unknown }).body;
+        bodyStep(() => checkJsonObject(body));
+        if (stepped(ctx.state)) await nextTurn();
+        bodyStep(() => checkSchema({ validate: validateBody, body, envelope: Boolean(operation.bodyEnvelope) }));
+        if (stepped(ctx.state)) await nextTurn();
       }
-      if (stepped(ctx.state)) await nextTurn();
     }
 
     const query: Record<string, unknown> = {};

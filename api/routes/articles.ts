@@ -15,6 +15,8 @@ export const articlesRoutes: RouteModule = (router, deps) => {
     uploadHandler({
       runner: deps.runner,
       validators: articlesUpload,
+      kind: 'articlesUpload',
+      cpu: deps.cpu,
       workflow: upsertArticlesWorkflow,
       operation: OPERATIONS.upsertArticles,
       field: 'articles',
@@ -28,6 +30,8 @@ export const articlesRoutes: RouteModule = (router, deps) => {
     uploadHandler({
       runner: deps.runner,
       validators: articlesDelete,
+      kind: 'articlesDelete',
+      cpu: deps.cpu,
       workflow: deleteArticlesWorkflow,
       operation: OPERATIONS.deleteArticles,
       field: 'articles',

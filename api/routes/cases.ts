@@ -15,6 +15,8 @@ export const casesRoutes: RouteModule = (router, deps) => {
     uploadHandler({
       runner: deps.runner,
       validators: casesUpload,
+      kind: 'casesUpload',
+      cpu: deps.cpu,
       workflow: upsertCasesWorkflow,
       operation: OPERATIONS.upsertCases,
       field: 'cases',

@@ -68,7 +68,8 @@ export function guard(deps: GuardDeps, op: Operation, deadlineKind: DeadlineKind
     ...(deps.modelBudget && USES_MODEL.has(op.operationId) ? [deps.modelBudget] : []),
     deadline(deps.limits.deadlines[deadlineKind]),
     ...extra,
-    ...(op.body || op.bodyEnvelope ? [jsonBody()] : []),
+    // A large upload's body is read on a CPU thread by its handler (upload-route.ts).
+    ...(op.body || op.bodyEnvelope ? [jsonBody({ offload: Boolean(op.bodyEnvelope) })] : []),
     validate(op) as Middleware,
     ...(deadlineKind === 'search' ? [deps.searchAdmission] : []),
   ]);

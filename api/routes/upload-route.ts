@@ -9,7 +9,12 @@ import { createHash } from 'node:crypto';
 import type { IngestResult } from '../../domain/weaviate/ingest';
 import { MAX_ITEM_BYTES, OPERATIONS, type Operation } from '../../workflows/constants';
 import { uploads } from '../../domain/observability/metrics';
-import { ApiError, badRequest } from '../errors';
+import { ApplicationFailure } from '@temporalio/common';
+import { CpuQueueFull, type CpuPool } from '../../domain/cpu/pool';
+import { readUpload, type UploadKind, type UploadReading } from '../../domain/contracts/upload-reading';
+import { ApiError, badRequest, tooManyRequests } from '../errors';
+import { RawJson } from '../temporal-payloads';
+import { applicationFailureToApiError } from '../temporal-errors';
 import { nextTurn, stepped } from '../event-loop-steps';
 import {
   allItemsInvalid,
@@ -35,6 +40,7 @@ const UPLOAD_KINDS = new Map<Operation, 'articles' | 'cases'>([
 
 /** Bytes of `item` as JSON. */
 function jsonBytes(item: unknown): number {
+  if (item instanceof RawJson) return item.bytes.length;
   const key = typeof item === 'object' && item !== null ? item : undefined;
   const known = key && measured.get(key);
   if (known !== undefined) return known;
@@ -52,6 +58,14 @@ function tooLarge(o: { item: unknown; pointer: string; id: string }): UploadFail
 
 /** A key naming some content: the same tenant sending the same content gets the same workflow id. */
 export const contentKey = (json: string) => createHash('sha256').update(json).digest('hex').slice(0, 32);
+
+/** contentKey of a batch: of its JSON, as the workflow receives it (a RawJson's bytes are that JSON already). */
+function batchKey(batch: unknown[]): string {
+  if (!(batch[0] instanceof RawJson)) return contentKey(JSON.stringify(batch));
+  const hash = createHash('sha256').update('[');
+  batch.forEach((item, i) => hash.update(i ? ',' : '').update((item as RawJson).bytes));
+  return hash.update(']').digest('hex').slice(0, 32);
+}
 
 /** Splits items into batches bounded by serialized size and count, keeping their order. */
 export function toBatches<T>(items: T[], limits = BATCH_LIMITS): T[][] {
@@ -106,7 +120,7 @@ export async function runUpload<T>(o: UploadRun<T>): Promise<UploadResult> {
           operation: o.operation,
           tenant: o.tenant,
           // Same tenant and same content: the same workflow id, so a retried request attaches to it.
-          key: contentKey(JSON.stringify(batch)),
+          key: batchKey(batch),
           input: { ...o.extra, tenant: o.tenant, [o.field]: batch },
           attachToRunning: true,
           requestId: o.requestId,
@@ -146,12 +160,37 @@ function withRejections(err: unknown, rejected: UploadFailure[]): unknown {
 export function uploadHandler<T extends Record<string, unknown>>(o: {
   runner: WorkflowRunner;
   validators: UploadValidators<T>;
+  /** The validators' name, for a CPU thread reading a large upload (domain/contracts/upload-reading.ts). */
+  kind: UploadKind;
+  /** The API's CPU threads; without them a large upload is read on the event loop. */
+  cpu?: CpuPool;
   workflow: UploadRun<T>['workflow'];
   operation: Operation;
   field: string;
   extra?: Record<string, unknown>;
 }): OperationMiddleware<'uploadArticles' | 'deleteArticles' | 'uploadCases'> {
   return async function uploadItems(ctx) {
+    const { rawBody } = ctx.state;
+    if (rawBody) {
+      const reading = await readLargeUpload({
+        cpu: o.cpu,
+        tenant: ctx.state.auth.tenant,
+        bytes: rawBody,
+        kind: o.kind,
+      });
+      ctx.body = await runUpload({
+        ...runOptions(reading),
+        runner: o.runner,
+        workflow: o.workflow,
+        operation: o.operation,
+        tenant: ctx.state.auth.tenant,
+        field: o.field,
+        extra: o.extra,
+        deadline: ctx.state.deadline,
+        requestId: ctx.state.requestId,
+      });
+      return;
+    }
     // A large upload is checked an item at a time, the event loop served between them
     // (api/event-loop-steps.ts): an item of a megabyte is a few milliseconds of checks.
     const large = stepped(ctx.state);
@@ -189,3 +228,53 @@ export function uploadHandler<T extends Record<string, unknown>>(o: {
     });
   };
 }
+
+/**
+ * A large upload's body (left as bytes by the body reader, api/middlewares/body.ts) read on one of
+ * the API's CPU threads in its tenant's turn: decoded, parsed and checked there, its valid items
+ * back as JSON bytes. Without threads it is read here, on the event loop.
+ */
+async function readLargeUpload(o: {
+  cpu?: CpuPool;
+  tenant: string;
+  bytes: Buffer;
+  kind: UploadKind;
+}): Promise<Extract<UploadReading, { json: Uint8Array }>> {
+  const input = { bytes: o.bytes, kind: o.kind, maxItemBytes: MAX_ITEM_BYTES };
+  let reading: UploadReading;
+  try {
+    reading = o.cpu
+      ? await o.cpu.run({ task: 'readUploadBody', input, tenant: o.tenant, transfer: ownBuffer(o.bytes) })
+      : readUpload(input);
+  } catch (err) {
+    if (err instanceof CpuQueueFull)
+      throw tooManyRequests(1, `${err.message} in this API instance`).because('queue_full');
+    if (err instanceof ApplicationFailure) throw applicationFailureToApiError(err);
+    throw err;
+  }
+  if ('error' in reading) throw new ApiError(reading.error.status, reading.error.message);
+  return reading;
+}
+
+/** The items and failures of a large upload as read, answered 400 as a small one would be when none is valid. */
+function runOptions(reading: Extract<UploadReading, { json: Uint8Array }>): {
+  items: RawJson[];
+  rejected: UploadFailure[];
+} {
+  const { json, ends, ids, failed, tooBig } = reading;
+  if (ids.length + tooBig.length === 0) throw badRequest(allItemsInvalid(failed));
+  if (ids.length === 0) throw badRequest(tooBig[0].error);
+  // The last copy of each id wins, at the place of its first.
+  const kept = lastById(
+    ids.map((_, i) => i),
+    (i) => ids[i],
+  );
+  return {
+    items: kept.map((i) => new RawJson(json.subarray(i ? ends[i - 1] : 0, ends[i]))),
+    rejected: [...failed, ...tooBig],
+  };
+}
+
+/** The body's memory, moved to the thread rather than copied, when the Buffer is all of it (not a view into a pool). */
+const ownBuffer = (bytes: Buffer): ArrayBuffer[] | undefined =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : undefined;

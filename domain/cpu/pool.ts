@@ -157,6 +157,7 @@ const OVER_BUDGET: Record<CpuTaskName, { what: string; then: string }> = {
   sentimentPrompt: { what: 'preparing this message for the model', then: 'send a shorter message' },
   keywordTags: { what: "finding this message's keywords", then: 'send a shorter message' },
   tagPrompt: { what: 'preparing this message for the model', then: 'send a shorter message' },
+  readUploadBody: { what: 'reading this upload', then: 'send it in smaller requests' },
 };
 
 function overBudget(task: CpuTaskName, budgetMs: number): ApplicationFailure {

@@ -21,6 +21,7 @@ import { keywordTags as keywordsOf } from '../tags/keywords';
 import type { TagScore } from '../tags/model';
 import { tagMessages } from '../tags/model-engine';
 import { requestLanguage } from '../text/language';
+import { readUpload, type UploadReading, type UploadReadingInput } from '../contracts/upload-reading';
 
 /** Characters of a conversation its language is told from (text/language.ts reads 2,000). */
 const LANGUAGE_SAMPLE = 2000;
@@ -93,7 +94,13 @@ export function tagPrompt(input: {
   return tagMessages(input);
 }
 
+/** A large upload's body, decoded, parsed and checked, its valid items as JSON bytes (contracts/upload-reading.ts). */
+export function readUploadBody(input: UploadReadingInput): UploadReading {
+  return readUpload(input);
+}
+
 export const READ_TASKS = {
+  readUploadBody,
   conversationLanguage,
   summarizeLocally,
   summaryPrompt,

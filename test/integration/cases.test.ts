@@ -187,4 +187,21 @@ describe('POST /v1/cases and POST /v1/search/cases', () => {
     assert.equal(res.body.result, 'partial');
     assert.deepEqual(res.body.failed, [{ id: 'bad', error: '/data/1/comments/0/commentId is required' }]);
   });
+
+  it('reads an upload of more than a megabyte on a CPU thread, with the same answers: the last copy of an id wins', async () => {
+    const { key: own } = await createKey();
+    const padding = 'The printer queue stalls on large scanned documents. '.repeat(8000);
+    const first = supportCase({ id: 'big-1', subject: 'First copy', description: padding });
+    const second = supportCase({ id: 'big-1', subject: 'Scanner jams with duplex originals', description: padding });
+    const bad = supportCase({ id: 'big-bad', comments: [{ comment: 'no id', commenter: 'a', timeOfCreation: 1 }] });
+    const body = { data: [first, bad, supportCase({ id: 'big-2', description: padding }), second] };
+    assert.ok(JSON.stringify(body).length > 1024 * 1024);
+    const res = await api('POST', '/v1/cases', { key: own, body });
+    assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    assert.deepEqual(res.body.failed, [{ id: 'big-bad', error: '/data/1/comments/0/commentId is required' }]);
+    const found = await searchCases({ conversationId: 'big-1', numResults: 5 }, own);
+    assert.equal(found.status, 200);
+    const stored = await searchCases({ query: 'scanner jams with duplex originals', limit: 5 }, own);
+    assert.equal(stored.body.results.find((r: any) => r.id === 'big-1')?.subject, 'Scanner jams with duplex originals');
+  });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { apiDataConverter } from '../../api/temporal-payloads';
+import { apiDataConverter, RawJson } from '../../api/temporal-payloads';
 
 const converter = apiDataConverter.payloadConverter;
 
@@ -52,5 +52,21 @@ describe("the API clients' payload converter (api/temporal-payloads.ts)", () => 
     const larger = new Uint8Array(data.length + 8);
     larger.set(data, 4);
     assert.deepEqual(converter.fromPayload({ ...payload, data: larger.subarray(4, 4 + data.length) }), { a: 'b' });
+  });
+
+  it("splices RawJson items in as their bytes: the same payload as the items' values would give", () => {
+    const items = [
+      { id: 'a', text: 'Café ☕ "q" \\ \u0000raw-0 𝔘' },
+      { id: 'b', list: [1, { deep: '\u2028' }] },
+    ];
+    const raw = items.map((item) => new RawJson(Buffer.from(JSON.stringify(item))));
+    for (const shape of [
+      (v: unknown[]) => ({ tenant: 'acme', cases: v, tagTraining: { debounceMs: 5 } }),
+      (v: unknown[]) => ({ only: v[0], tenant: 't' }),
+    ]) {
+      const spliced = converter.toPayload(shape(raw));
+      const plain = defaultPayloadConverter.toPayload(shape(items));
+      assert.deepEqual(Buffer.from(spliced.data ?? []), Buffer.from(plain.data ?? []));
+    }
   });
 });
