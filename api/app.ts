@@ -8,6 +8,7 @@ import { allowedMethods } from './middlewares/methods';
 import { authFailureLimit } from './middlewares/rate-limit';
 import { SharedWindowCounter } from './rate-limiter';
 import { requestContext } from './middlewares/request-context';
+import { requestMetrics } from './middlewares/request-metrics';
 import { requestTracing } from './middlewares/tracing';
 import { createRouter } from './routes';
 
@@ -38,6 +39,7 @@ export function createApp(deps: AppDeps): Koa {
   const tracing = requestTracing();
   if (tracing) app.use(tracing);
   app.use(requestContext(deps.logger));
+  app.use(requestMetrics());
   app.use(errorHandler());
   // No body is read here: the guard of each operation reads it once the key was checked (routes/guard.ts).
   app.use(authFailureLimit({ max: limits.authFailuresPerMinute, counter: rateCounter }));

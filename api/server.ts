@@ -13,6 +13,8 @@ import { createEmbedder, createEnglishEncoder, withSharedQueries } from '../doma
 import { englishEncoderFor, localModel } from '../domain/sentiment/local-engine';
 import { ApiKeyStore } from '../domain/weaviate/api-keys';
 import { closeWeaviate, connectWeaviate } from '../domain/weaviate/client';
+import { markProcess } from '../domain/observability/metrics';
+import { sdkMetricsTelemetry, startMetricsServer } from '../domain/observability/metrics-server';
 import { SERVICE_NAMES, startTracing, stopTracing } from '../domain/observability/tracing';
 import { ensureCollections } from '../domain/weaviate/collections';
 import { WeaviateRateCounts } from '../domain/weaviate/rate-counts';
@@ -32,6 +34,7 @@ import { ReadLog } from './read-log';
 import { ReadRunner } from './read-path';
 import { createReadiness, dependencyProbes } from './readiness';
 import { apiDataConverter } from './temporal-payloads';
+import { watchTaskQueues } from './task-queue-watch';
 import { WorkflowRunner } from './workflow-runner';
 
 export interface ServerOptions {
@@ -166,9 +169,21 @@ export async function startApi(o: ServerOptions & { config: ApiConfig }): Promis
     receiveTimeoutMs: settings.receiveTimeoutMs,
   });
   logger.info({ port: settings.port }, 'API listening');
+  const { metrics } = settings;
+  markProcess({ process: 'api', tenantLabels: metrics.tenantLabels });
+  const metricsServer = metrics.port ? await startMetricsServer({ host: metrics.host, port: metrics.port }) : undefined;
+  const queues = watchTaskQueues({
+    client: temporal,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    windowMs: settings.workerPresenceWindowMs,
+    logger,
+  });
   return {
     server,
     async close() {
+      await metricsServer?.close();
+      await queues.stop();
       rateCounter.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await tokens.stop();
@@ -197,7 +212,10 @@ function main(): void {
     return failed(err);
   }
   // The ask worker's runtime logs through the API's log (worker/ask-worker.ts, api/ask-runtime).
-  Runtime.install({ logger: temporalLogger(config.workerLogLevel, logger) });
+  Runtime.install({
+    logger: temporalLogger(config.workerLogLevel, logger),
+    telemetryOptions: sdkMetricsTelemetry({ host: config.metrics.host, port: config.metrics.sdkPort }),
+  });
   // Tracing first, before any client exists: off unless an OTLP endpoint is set (docs/operations.md, "Tracing").
   startTracing({ service: SERVICE_NAMES.api })
     .then(() => startApi({ config }))

@@ -2,6 +2,8 @@
  * The worker process: `node -r ts-node/register worker/main.ts`. Stops cleanly on SIGINT/SIGTERM.
  */
 import { NativeConnection, Runtime } from '@temporalio/worker';
+import { markProcess } from '../domain/observability/metrics';
+import { sdkMetricsTelemetry, startMetricsServer } from '../domain/observability/metrics-server';
 import { SERVICE_NAMES, startTracing, stopTracing } from '../domain/observability/tracing';
 import { closeWeaviate } from '../domain/weaviate/client';
 import { loadWorkerConfig } from './config';
@@ -14,7 +16,13 @@ export async function run(): Promise<void> {
   logger.level = config.logLevel;
   // Before any client or worker: off unless an OTLP endpoint is set (docs/operations.md, "Tracing").
   await startTracing({ service: SERVICE_NAMES.worker });
-  Runtime.install({ logger: temporalLogger(config.workerLogLevel) });
+  const { metrics } = config;
+  Runtime.install({
+    logger: temporalLogger(config.workerLogLevel),
+    telemetryOptions: sdkMetricsTelemetry({ host: metrics.host, port: metrics.sdkPort }),
+  });
+  markProcess({ process: 'worker', tenantLabels: metrics.tenantLabels });
+  const metricsServer = metrics.port ? await startMetricsServer({ host: metrics.host, port: metrics.port }) : undefined;
   const { address, taskQueue } = config.services.temporal;
   const connection = await NativeConnection.connect({ address });
   try {
@@ -25,6 +33,7 @@ export async function run(): Promise<void> {
     await connection.close();
     await closeWeaviate();
     await stopTracing();
+    await metricsServer?.close();
   }
 }
 

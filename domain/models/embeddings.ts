@@ -26,6 +26,13 @@ import { LRUCache } from 'lru-cache';
 import { raceAbort } from '../abort';
 import OpenAI from 'openai';
 import type { ServicesConfig } from '../config';
+import {
+  type EmbeddingLane,
+  embeddingCallDuration,
+  embeddingErrors,
+  timed,
+  watchEmbeddingQueue,
+} from '../observability/metrics';
 import { inSpan } from '../observability/tracing';
 import { Batcher, EmbeddingScheduler } from './embedding-scheduler';
 import { embeddedPart } from '../text/records';
@@ -107,6 +114,16 @@ interface Lane {
   batchers: Record<EmbeddingInput, Batcher<string[], number[][]>>;
 }
 
+/** One server call, timed into its lane's histogram; a failure other than its caller's abort counts as an error. */
+const timedCall = <T>(o: { lane: EmbeddingLane; run: () => Promise<T> }) =>
+  timed({
+    histogram: embeddingCallDuration,
+    labels: { lane: o.lane },
+    errors: embeddingErrors,
+    errorLabels: (err) => (err instanceof OpenAI.APIUserAbortError ? undefined : { lane: o.lane }),
+    run: o.run,
+  });
+
 /** A caller's texts as one batch item: its cost is their summed token bound. */
 const costOf = (texts: readonly string[]) => texts.reduce((sum, t) => sum + tokenBound(t), 0);
 
@@ -115,7 +132,10 @@ const costOf = (texts: readonly string[]) => texts.reduce((sum, t) => sum + toke
  * other texts of its call (the English encoder's 8-bit model quantizes per call), where sharing
  * would let one request's text shift another's result.
  */
-export function createEmbedder(config: EmbeddingsConfig, o: { shareCalls?: boolean } = {}): Embedder {
+export function createEmbedder(
+  config: EmbeddingsConfig,
+  o: { shareCalls?: boolean; /** The metrics' lane of every call; by default `bulk` and `query`. */ lane?: EmbeddingLane } = {},
+): Embedder {
   const { maxTokens, queryTimeoutMs, maxInFlight, batchChars, fastLaneTokens } = {
     ...DEFAULTS,
     ...definedOnly(config),
@@ -123,20 +143,19 @@ export function createEmbedder(config: EmbeddingsConfig, o: { shareCalls?: boole
   const shareCalls = o.shareCalls ?? true;
   const twoLanes = Boolean(config.queryBaseUrl && config.queryBaseUrl !== config.baseUrl);
   /** A lane whose calls a request waits for share server calls up to `batchTokens`, the lane's longest single text. */
-  const lane = (baseURL: string, batchTokens: number): Lane => {
+  const lane = (baseURL: string, batchTokens: number, name: EmbeddingLane): Lane => {
     const client = new OpenAI({ baseURL, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 });
     const batcher = (inputType: EmbeddingInput): Batcher<string[], number[][]> => ({
       maxCost: shareCalls ? batchTokens : 0,
-      send: async (items, signal) => splitBack(items, await call(client, items.flat(), inputType, signal)),
+      send: async (items, signal) =>
+        splitBack(items, await timedCall({ lane: name, run: () => call(client, items.flat(), inputType, signal) })),
     });
-    return {
-      client,
-      scheduler: new EmbeddingScheduler({ maxInFlight }),
-      batchers: { query: batcher('query'), passage: batcher('passage') },
-    };
+    const scheduler = new EmbeddingScheduler({ maxInFlight });
+    watchEmbeddingQueue(name, () => scheduler.pending.query + scheduler.pending.passage);
+    return { client, scheduler, batchers: { query: batcher('query'), passage: batcher('passage') } };
   };
-  const bulk = lane(config.baseUrl, maxTokens);
-  const fast = twoLanes ? lane(config.queryBaseUrl!, fastLaneTokens) : bulk;
+  const bulk = lane(config.baseUrl, maxTokens, o.lane ?? 'bulk');
+  const fast = twoLanes ? lane(config.queryBaseUrl!, fastLaneTokens, o.lane ?? 'query') : bulk;
 
   async function call(
     client: OpenAI,
@@ -270,7 +289,7 @@ export function createEnglishEncoder(
       batchSize: 32,
       batchChars: 32 * ENGLISH_ENCODER_CHARS,
     },
-    { shareCalls: false },
+    { shareCalls: false, lane: 'english' },
   );
   return { model, embed: (o) => inner.embed({ ...o, texts: o.texts.map((t) => t.slice(0, ENGLISH_ENCODER_CHARS)) }) };
 }
