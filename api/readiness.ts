@@ -6,6 +6,7 @@
  * must give the same vector, since queries embedded by one are compared with passages embedded by
  * the other, and a mismatch would silently mix vector spaces.
  */
+import net from 'node:net';
 import type { Connection } from '@temporalio/client';
 import type { WeaviateClient } from 'weaviate-client';
 import type { ServicesConfig } from '../domain/config';
@@ -105,6 +106,19 @@ export async function checkEmbeddingServers(
  * client's retries, so a stopped server is reported at once rather than after 20 s of
  * reconnection attempts.
  */
+/** Resolves once a TCP connection to the URL's host and port is open (then closed); rejects when refused. */
+function connects(url: URL): Promise<void> {
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: url.hostname, port }, () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('error', reject);
+    socket.setTimeout(2000, () => socket.destroy(new Error('no connection within 2000 ms')));
+  });
+}
+
 export function dependencyProbes(deps: {
   temporalProbe: Connection;
   weaviate: () => Promise<WeaviateClient>;
@@ -125,8 +139,8 @@ export function dependencyProbes(deps: {
     // Both lanes' servers, when a second one serves short queries (domain/models/embeddings.ts).
     embeddings: () => embeddingServersAnswer(deps.config),
     // A self-hosted chat model (CHAT_BASE_URL), for the metrics only (a failed model call falls back): down
-    // when it refuses connections; any answer, even a 401 without its key, says it is there.
-    ...(chatBase ? { chat_model: () => fetch(`${chatBase}/models`) } : {}),
+    // when it refuses connections. A TCP connection only, so the model server sees no requests.
+    ...(chatBase ? { chat_model: () => connects(new URL(chatBase)) } : {}),
   };
 }
 

@@ -18,7 +18,8 @@ export function readCpu(pool: CpuPool | undefined, o: { tenant: string; signal?:
     try {
       return await pool.run({ task, input, tenant: o.tenant, signal: o.signal } as Parameters<CpuPool['run']>[0]);
     } catch (err) {
-      if (err instanceof CpuQueueFull) throw tooManyRequests(RETRY_AFTER_S, `${err.message} in this API instance`).because('queue_full');
+      if (err instanceof CpuQueueFull)
+        throw tooManyRequests(RETRY_AFTER_S, `${err.message} in this API instance`).because('queue_full');
       throw err;
     }
   }) as ReadCpu;

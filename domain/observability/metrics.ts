@@ -48,23 +48,11 @@ export const httpInFlight = new Gauge({
 
 /** Why a request was refused before or instead of its work (docs/operations.md, "Metrics"). */
 export type RejectionReason =
-  | 'rate_limit'
-  | 'queue_full'
-  | 'deadline'
-  | 'dependency_unavailable'
-  | 'token_budget'
-  | 'auth_failures';
+  'rate_limit' | 'queue_full' | 'deadline' | 'dependency_unavailable' | 'token_budget' | 'auth_failures';
 
 /** A dependency an answer of 503 names; `other` when the failure did not say which. */
 export type DependencyLabel =
-  | 'temporal'
-  | 'weaviate'
-  | 'embeddings'
-  | 'english_encoder'
-  | 'chat_model'
-  | 'worker'
-  | 'other'
-  | 'none';
+  'temporal' | 'weaviate' | 'embeddings' | 'english_encoder' | 'chat_model' | 'worker' | 'other' | 'none';
 
 export const admissionRejections = new Counter({
   name: `${PREFIX}admission_rejections_total`,
@@ -175,7 +163,6 @@ export function weaviateErrorKind(err: unknown): 'unavailable' | 'timeout' | 're
   return 'other';
 }
 
-
 export const weaviateCallDuration = new Histogram({
   name: `${PREFIX}weaviate_call_duration_seconds`,
   help: 'Time of a Weaviate call, by what it is for',
@@ -248,7 +235,9 @@ export const buildInfo = new Gauge({
 
 /** Names the process in `supportai_build_info`, with the project's version, and bounds its tenant labels. */
 export function markProcess(o: { process: 'api' | 'worker'; tenantLabels: number }): void {
-  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   buildInfo.set({ process: o.process, version: pkg.version }, 1);
   tenantLabelLimit = o.tenantLabels;
 }
