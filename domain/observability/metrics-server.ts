@@ -6,14 +6,17 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { registry } from './metrics';
+import type { Registry } from 'prom-client';
+import { registry as processRegistry } from './metrics';
 
 export interface MetricsServer {
   port: number;
   close(): Promise<void>;
 }
 
-export function startMetricsServer(o: { host: string; port: number }): Promise<MetricsServer> {
+/** Serves `registry` (by default the process's, metrics.ts) at `http://host:port/metrics`; port 0 takes a free one. */
+export function startMetricsServer(o: { host: string; port: number; registry?: Registry }): Promise<MetricsServer> {
+  const registry = o.registry ?? processRegistry;
   const server = http.createServer(function serveMetrics(req, res) {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
@@ -28,6 +31,8 @@ export function startMetricsServer(o: { host: string; port: number }): Promise<M
     server.once('error', reject);
     server.listen(o.port, o.host, () => {
       server.off('error', reject);
+      // Never what keeps a process running.
+      server.unref();
       resolve({
         port: (server.address() as AddressInfo).port,
         close: () => new Promise((done) => server.close(() => done())),

@@ -33,8 +33,13 @@ export const LOCAL_INTERVAL_S = 2;
 export const STATIC_JOBS = ['temporal', 'weaviate', 'prometheus', 'alertmanager'] as const;
 /** The jobs whose targets are files in `<dataDir>/prometheus/targets/`, written by whoever starts the processes. */
 export const FILE_JOBS = ['api', 'api-sdk', 'worker', 'worker-sdk'] as const;
+/**
+ * The launcher's supervisor (scripts/stack/supervisor-metrics.ts), found the same way: it listens on
+ * a free port. docker-compose has none (Docker's restart policy is its supervisor).
+ */
+export const SUPERVISOR_JOB = 'supervisor' as const;
 export type StaticJob = (typeof STATIC_JOBS)[number];
-export type FileJob = (typeof FILE_JOBS)[number];
+export type FileJob = (typeof FILE_JOBS)[number] | typeof SUPERVISOR_JOB;
 
 /** Prometheus's target group: `host:port` addresses and labels added to their series. */
 export interface TargetGroup {
@@ -107,7 +112,7 @@ export function prometheusConfig(o: PrometheusConfigOptions): Record<string, unk
     alerting: { alertmanagers: [{ static_configs: [{ targets: o.alertmanagers }] }] },
     scrape_configs: [
       ...STATIC_JOBS.map((job) => ({ job_name: job, static_configs: o.static[job] })),
-      ...FILE_JOBS.map((job) => ({
+      ...[...FILE_JOBS, SUPERVISOR_JOB].map((job) => ({
         job_name: job,
         file_sd_configs: [
           { files: [targetsFile(o.dataDir, job), targetsFile(o.dataDir, job, '*')], refresh_interval: '5s' },

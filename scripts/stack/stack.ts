@@ -32,6 +32,9 @@ import {
   weaviateSpec,
 } from './services';
 import { SupervisedProcess, Supervisor, backoffFromEnv } from './supervisor';
+import { serveSupervisorMetrics } from './supervisor-metrics';
+import { writeScrapeTargets } from './prometheus-config';
+import type { MetricsServer } from '../../domain/observability/metrics-server';
 import { ensureWeaviateKey } from './weaviate-key';
 
 export interface StackPorts {
@@ -284,7 +287,11 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
   const logDir = path.join(o.dataDir, 'logs');
   const weaviateKey = ensureWeaviateKey(o.dataDir);
   const supervisor = o.supervisor ?? stackSupervisor(o.dataDir);
-  const stop = () => supervisor.stop();
+  let supervisorMetrics: MetricsServer | undefined;
+  const stop = async () => {
+    await supervisor.stop();
+    await supervisorMetrics?.close();
+  };
   const chat = o.chatModel && {
     model: o.chatModel.model ?? bins.chatModel.model,
     threads: o.chatModel.threads ?? CHAT_MODEL_DEFAULTS.threads,
@@ -337,6 +344,7 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     services = await Promise.all(specs.map((spec) => supervisor.start(spec)));
     // Once the others serve, so that a process still starting is not an alert.
     services.push(...(await Promise.all((monitoring?.specs ?? []).map((spec) => supervisor.start(spec)))));
+    if (monitoring) supervisorMetrics = await superviseVisibly({ supervisor, dataDir: o.dataDir });
     console.log(`[stack] ready: ${services.map((s) => s.name).join(', ')} (logs in ${logDir})`);
   } catch (err) {
     await stop();
@@ -358,4 +366,15 @@ export async function startStack(o: StackOptions): Promise<RunningStack> {
     contextTokens: chat.ctx,
   };
   return { env, services, supervisor, chatModel, stop };
+}
+
+/**
+ * Serves the supervisor's metrics (supervisor-metrics.ts) on a free port and names it to the
+ * stack's Prometheus (job `supervisor`): a process it restarts within seconds still raises
+ * ProcessExited.
+ */
+export async function superviseVisibly(o: { supervisor: Supervisor; dataDir: string }): Promise<MetricsServer> {
+  const server = await serveSupervisorMetrics({ supervisor: o.supervisor });
+  writeScrapeTargets({ dataDir: o.dataDir, job: 'supervisor', targets: [`127.0.0.1:${server.port}`] });
+  return server;
 }

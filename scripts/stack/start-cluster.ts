@@ -36,7 +36,7 @@ import { provisionAll } from './provision';
 import { provisionCluster } from './provision-cluster';
 import { provisionObservability } from './provision-observability';
 import { assertPortFree, httpOk } from './services';
-import { modelServers, runDir, stackSupervisor } from './stack';
+import { modelServers, runDir, stackSupervisor, superviseVisibly } from './stack';
 import { ensureWeaviateKey } from './weaviate-key';
 
 /** Polls `check` every 500 ms until it holds, for at most a minute (a balancer marks a backend up after two good checks). */
@@ -148,6 +148,7 @@ async function main(): Promise<void> {
     await Promise.all([temporal, ...[...weaviateNodes, ...models.specs].map((spec) => supervisor.start(spec))]);
     // Once the others serve, so that a process still starting is not an alert.
     await Promise.all((monitoring?.specs ?? []).map((spec) => supervisor.start(spec)));
+    if (monitoring) await superviseVisibly({ supervisor, dataDir });
     const env: Record<string, string> = {
       ...models.env,
       TEMPORAL_ADDRESS: temporalAddress,

@@ -76,6 +76,8 @@ class StartFailed extends Error {
 export class SupervisedProcess implements Service {
   /** Restarts that brought it back. */
   restarts = 0;
+  /** Times it exited while it was up (a crash, a kill), each followed by a restart. */
+  exits = 0;
   /** Consecutive restart attempts since it last ran for the stable period. */
   attempt = 0;
   service!: Service;
@@ -114,6 +116,11 @@ export class Supervisor {
     fs.mkdirSync(o.logDir, { recursive: true });
     fs.mkdirSync(o.runDir, { recursive: true });
     this.logFile = path.join(o.logDir, 'supervisor.log');
+  }
+
+  /** The processes it runs, for its metrics (supervisor-metrics.ts). */
+  get supervised(): readonly SupervisedProcess[] {
+    return this.processes;
   }
 
   /** Starts a process and keeps it running. Rejects, with its log's tail, when its first start fails. */
@@ -174,6 +181,7 @@ export class Supervisor {
     // A process that dies while starting fails its start attempt (launch); a stopped one is not restarted.
     if (!p.up || p.stopped || this.stopping) return;
     p.up = false;
+    p.exits += 1;
     const ranMs = Date.now() - p.runningSince;
     p.attempt = attemptAfterExit({ backoff: this.backoff, previousAttempts: p.attempt, ranMs });
     const delay = restartDelay(this.backoff, p.attempt);
