@@ -476,7 +476,10 @@ async function main(options: Options): Promise<void> {
   const jaeger = await startBenchJaeger({ dataDir: jaegerDir });
   log(`Jaeger: query ${jaeger.queryUrl}, OTLP ${jaeger.otlpEndpoint}`);
   try {
-    const wantsStart = options.parts.some((p) => p === 'alerts' || p === 'trace' || p === 'series');
+    const wantsStart =
+      options.parts.includes('trace') ||
+      options.parts.includes('series') ||
+      (options.parts.includes('alerts') && START_FAULTS.some((f) => options.faults.includes(f.name)));
     const start = wantsStart ? await startParts({ options, jaeger }) : undefined;
     const cluster =
       options.parts.includes('alerts') && options.cluster

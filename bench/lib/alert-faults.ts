@@ -6,7 +6,15 @@
  * until a bound. Then: when the cause alert fired and resolved, which other alerts fired, and
  * whether Alertmanager inhibited them.
  */
-import { AlertUrls, AlertWatch, FaultAlerts, faultAlerts, firingKeys, readAlerts } from './alert-watch';
+import {
+  AlertUrls,
+  AlertWatch,
+  FaultAlerts,
+  faultAlerts,
+  firingKeys,
+  readAlerts,
+  type RelatedAlert,
+} from './alert-watch';
 import { sleep, waitRestarted } from './fault-load';
 import { round } from './run-info';
 
@@ -29,6 +37,10 @@ export interface AlertFaultTiming {
   /** The most to watch after the kill. */
   maxSeconds: number;
 }
+
+/** The killed processes' own ProcessExited (the supervisor's alert): the same fault, named by its process. */
+const relatedOf = (fault: AlertFault): RelatedAlert[] =>
+  fault.kill.map((process) => ({ alertname: 'ProcessExited', labels: { process } }));
 
 export type AlertFaultResult = FaultAlerts & {
   alert: string;
@@ -110,7 +122,7 @@ export async function runAlertFault(o: {
     const giveUp = killedAt + timing.maxSeconds * 1000;
     while (Date.now() < giveUp) {
       await sleep(1000);
-      const now = faultAlerts({ readings: watch.readings, cause: fault.cause, killedAt });
+      const now = faultAlerts({ readings: watch.readings, cause: fault.cause, killedAt, related: relatedOf(fault) });
       if (now.firing_after_s !== null && !seen.firing)
         log(`${fault.name}: ${fault.cause} firing after ${now.firing_after_s} s`);
       if (now.resolved_after_s !== null && !seen.resolved)
@@ -124,7 +136,7 @@ export async function runAlertFault(o: {
     }
     await watch.stop();
     restartedAt ??= await restarted;
-    const alerts = faultAlerts({ readings: watch.readings, cause: fault.cause, killedAt });
+    const alerts = faultAlerts({ readings: watch.readings, cause: fault.cause, killedAt, related: relatedOf(fault) });
     log(
       `${fault.name}: ${fault.cause} firing after ${alerts.firing_after_s ?? 'never'} s, resolved after ${alerts.resolved_after_s ?? 'never'} s; other alerts notifying: ${alerts.other_alerts_firing.join(', ') || 'none'}; inhibited: ${alerts.symptoms_inhibited.join(', ') || 'none'}`,
     );

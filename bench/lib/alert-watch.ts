@@ -126,6 +126,8 @@ export interface FaultAlerts {
   symptoms_inhibited: string[];
   /** Every other alert that fired in the window, with how Alertmanager treated it. */
   other_alerts: OtherAlert[];
+  /** The alerts that name the same fault otherwise (the killed process's ProcessExited), with how Alertmanager treated them. */
+  related_alerts: OtherAlert[];
   /** Alerts already firing at the kill. */
   firing_at_kill: string[];
   readings: number;
@@ -133,13 +135,29 @@ export interface FaultAlerts {
   readings_missed: { prometheus: number; alertmanager: number };
 }
 
+/** An alert that names the fault as well as its cause alert does: its name and the labels it must have. */
+export interface RelatedAlert {
+  alertname: string;
+  labels: Record<string, string>;
+}
+
+const matches = (labels: Record<string, string>, r: RelatedAlert) =>
+  labels.alertname === r.alertname && Object.entries(r.labels).every(([name, value]) => labels[name] === value);
+
 /**
  * The alerts of one fault, from the readings taken from its kill (`killedAt`) to the end of its
  * window. Another alert counts as notifying when Alertmanager listed it active (neither inhibited
  * nor silenced) in any reading where it fired, or never listed it at all: the strict reading, since
  * a notification goes out after the route's group_wait, by which time the cause has mostly arrived.
+ * Alerts matching `related` (the killed process's own ProcessExited) are the same fault named
+ * otherwise: they are listed apart, not among the other alerts.
  */
-export function faultAlerts(o: { readings: AlertReading[]; cause: string; killedAt: number }): FaultAlerts {
+export function faultAlerts(o: {
+  readings: AlertReading[];
+  cause: string;
+  killedAt: number;
+  related?: RelatedAlert[];
+}): FaultAlerts {
   const readings = o.readings.filter((r) => r.at >= o.killedAt);
   const after = (at: number | undefined) => (at === undefined ? null : round((at - o.killedAt) / 1000, 1));
   const causeAlerts = (r: AlertReading) => (r.prometheus ?? []).filter((a) => a.labels.alertname === o.cause);
@@ -155,7 +173,15 @@ export function faultAlerts(o: { readings: AlertReading[]; cause: string; killed
 
   const others = new Map<
     string,
-    { from: number; to: number; states: Set<Handling>; inhibitedBy: Set<string>; notifying: number; inhibited: number }
+    {
+      labels: Record<string, string>;
+      from: number;
+      to: number;
+      states: Set<Handling>;
+      inhibitedBy: Set<string>;
+      notifying: number;
+      inhibited: number;
+    }
   >();
   for (const r of readings) {
     const received = new Map((r.alertmanager ?? []).map((a) => [alertKey(a.labels), a]));
@@ -163,6 +189,7 @@ export function faultAlerts(o: { readings: AlertReading[]; cause: string; killed
       if (a.state !== 'firing' || a.labels.alertname === o.cause) continue;
       const key = alertKey(a.labels);
       const entry = others.get(key) ?? {
+        labels: a.labels,
         from: r.at,
         to: r.at,
         states: new Set(),
@@ -187,7 +214,7 @@ export function faultAlerts(o: { readings: AlertReading[]; cause: string; killed
       others.set(key, entry);
     }
   }
-  const otherAlerts: OtherAlert[] = [...others].map(([alert, e]) => {
+  const handled: (OtherAlert & { related: boolean })[] = [...others].map(([alert, e]) => {
     const handling: Handling = e.states.has('notifying')
       ? 'notifying'
       : e.states.has('inhibited')
@@ -203,8 +230,11 @@ export function faultAlerts(o: { readings: AlertReading[]; cause: string; killed
       readings_notifying: e.notifying,
       readings_inhibited: e.inhibited,
       ...(e.inhibitedBy.size ? { inhibited_by: [...e.inhibitedBy] } : {}),
+      related: (o.related ?? []).some((r) => matches(e.labels, r)),
     };
   });
+  const strip = ({ related: _related, ...alert }: OtherAlert & { related: boolean }): OtherAlert => alert;
+  const otherAlerts = handled.filter((a) => !a.related).map(strip);
   const atKill = o.readings.filter((r) => r.at <= o.killedAt).pop();
   return {
     pending_after_s: after(pending?.at),
@@ -217,6 +247,7 @@ export function faultAlerts(o: { readings: AlertReading[]; cause: string; killed
       .map((a) => a.alert),
     symptoms_inhibited: otherAlerts.filter((a) => a.handling === 'inhibited').map((a) => a.alert),
     other_alerts: otherAlerts,
+    related_alerts: handled.filter((a) => a.related).map(strip),
     firing_at_kill: atKill ? firingKeys(atKill) : [],
     readings: readings.length,
     readings_missed: {

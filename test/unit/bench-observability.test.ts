@@ -113,6 +113,32 @@ describe('bench:observability readings', () => {
     assert.deepEqual(r.other_alerts_firing, ['NoWorkerPolling{instance="k:1",job="worker"}']);
   });
 
+  it("lists the killed process's own ProcessExited apart from the other alerts", () => {
+    const exited = { alertname: 'ProcessExited', severity: 'ticket', kind: 'cause', process: 'weaviate' };
+    const elsewhere = { ...exited, process: 'worker' };
+    const readings = [
+      at(12, {
+        prometheus: [
+          { labels: cause, state: 'firing' },
+          { labels: exited, state: 'firing' },
+          { labels: elsewhere, state: 'firing' },
+        ],
+        alertmanager: [received(cause), received(exited), received(elsewhere)],
+      }),
+    ];
+    const r = faultAlerts({
+      readings,
+      cause: 'WeaviateDown',
+      killedAt: KILL,
+      related: [{ alertname: 'ProcessExited', labels: { process: 'weaviate' } }],
+    });
+    assert.deepEqual(
+      r.related_alerts.map((a) => a.alert),
+      ['ProcessExited{process="weaviate"}'],
+    );
+    assert.deepEqual(r.other_alerts_firing, ['ProcessExited{process="worker"}']);
+  });
+
   it('counts the series of an exposition, the tenant-labelled ones and their values apart', () => {
     const text = [
       '# HELP supportai_tenant_throttled_total 429s of a tenant',
