@@ -7,14 +7,11 @@
  */
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { spawnNode } from '../../scripts/stack/processes';
 import { freePort, Service, stopService } from '../../scripts/stack/services';
 import { ApiInstance, apiInstance, createKey, requireStack } from '../helpers/harness';
 import { supportCase } from '../helpers/factories';
+import { startMetricsWorker } from '../helpers/metrics-worker';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -52,29 +49,15 @@ describe('metrics of the API and the worker', function () {
 
   before(async () => {
     requireStack();
-    [apiMetrics, workerMetrics, workerSdkMetrics] = [await freePort(), await freePort(), await freePort()];
+    apiMetrics = await freePort();
     api = await apiInstance({
       TASK_QUEUE: taskQueue,
       API_METRICS_PORT: String(apiMetrics),
       RATE_LIMIT_PER_MINUTE: '1',
       METRICS_TENANT_LABELS: '1',
     });
-    const logDir = fs.mkdtempSync(path.join(process.env.SUPPORT_AI_TEST_DATA ?? os.tmpdir(), 'metrics-worker-'));
-    worker = spawnNode(
-      'metrics-worker',
-      'worker/main.ts',
-      {
-        ...(process.env as Record<string, string>),
-        TASK_QUEUE: taskQueue,
-        LOG_LEVEL: 'info',
-        WORKER_METRICS_PORT: String(workerMetrics),
-        WORKER_SDK_METRICS_PORT: String(workerSdkMetrics),
-      },
-      logDir,
-    );
-    await until('the worker to poll', async () =>
-      fs.readFileSync(worker.logFile, 'utf8').includes('worker polling') ? true : undefined,
-    );
+    const started = await startMetricsWorker({ name: 'metrics-worker', taskQueue });
+    ({ service: worker, metricsPort: workerMetrics, sdkMetricsPort: workerSdkMetrics } = started);
   });
 
   after(async () => {

@@ -8,18 +8,17 @@
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'mocha';
 import { DASHBOARD_FILE, expectedDashboardJson } from '../../scripts/dashboards/build';
 import { DATASOURCE_VARIABLE } from '../../scripts/dashboards/grafana';
 import { evalBatchProgress, startEvalBatch } from '../../scripts/eval-batches';
 import { requestTagTraining, waitForTagTraining } from '../../scripts/tag-trainer';
-import { spawnNode } from '../../scripts/stack/processes';
 import { writeScrapeTargets } from '../../scripts/stack/prometheus-config';
 import { freePort, Service, stopService } from '../../scripts/stack/services';
 import { startChatServer, type ChatServer } from '../helpers/chat-server';
 import { article, incident, supportCase } from '../helpers/factories';
+import { startMetricsWorker } from '../helpers/metrics-worker';
 import { ApiInstance, apiInstance, createKey, freshTenant, getHarness, requireStack } from '../helpers/harness';
 
 interface Target {
@@ -135,7 +134,7 @@ describe("the dashboard's queries against the test stack's Prometheus", function
     // The one allowed stand-in for a model: its replies are unusable, so each call is `ok` and counts
     // tokens, and the built-in engine answers instead (a fallback).
     chat = await startChatServer({ kind: 'answer', content: JSON.stringify({ sentiment: 500 }) });
-    const [apiMetrics, workerMetrics, workerSdkMetrics] = [await freePort(), await freePort(), await freePort()];
+    const apiMetrics = await freePort();
     api = await apiInstance({
       TASK_QUEUE: taskQueue,
       API_METRICS_PORT: String(apiMetrics),
@@ -146,19 +145,9 @@ describe("the dashboard's queries against the test stack's Prometheus", function
       CHAT_TIMEOUT_MS: '5000',
       CHAT_FALLBACK: 'local',
     });
-    const logDir = fs.mkdtempSync(path.join(dataDir || os.tmpdir(), 'dashboards-worker-'));
-    worker = spawnNode(
-      'dashboards-worker',
-      'worker/main.ts',
-      {
-        ...(process.env as Record<string, string>),
-        TASK_QUEUE: taskQueue,
-        LOG_LEVEL: 'info',
-        WORKER_METRICS_PORT: String(workerMetrics),
-        WORKER_SDK_METRICS_PORT: String(workerSdkMetrics),
-      },
-      logDir,
-    );
+    const started = await startMetricsWorker({ name: 'dashboards-worker', taskQueue });
+    worker = started.service;
+    const { metricsPort: workerMetrics, sdkMetricsPort: workerSdkMetrics } = started;
     const at = (port: number) => [`127.0.0.1:${port}`];
     writeScrapeTargets({ dataDir, job: 'api', name: writer, targets: at(apiMetrics), labels: { process: writer } });
     writeScrapeTargets({
@@ -175,10 +164,6 @@ describe("the dashboard's queries against the test stack's Prometheus", function
       targets: at(workerSdkMetrics),
       labels: { process: writer },
     });
-    for (const end = Date.now() + 120_000; !fs.readFileSync(worker.logFile, 'utf8').includes('worker polling');) {
-      if (Date.now() > end) throw new Error('the worker did not poll within 120 s');
-      await sleep(250);
-    }
   });
 
   after(async () => {
