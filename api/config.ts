@@ -33,7 +33,11 @@ export const API_SETTINGS = {
   API_PORT: port({ min: 0, default: 3000, doc: 'Port of the API; 0: any free one' }),
   API_HOST: text({ default: '127.0.0.1', doc: 'Address the API listens on' }),
   API_METRICS_PORT: port({ min: 0, default: 9464, doc: "Port of the API's metrics; 0: none" }),
-  API_SDK_METRICS_PORT: port({ min: 0, default: 9465, doc: "Port of the Temporal runtime's metrics in the API; 0: none" }),
+  API_SDK_METRICS_PORT: port({
+    min: 0,
+    default: 9465,
+    doc: "Port of the Temporal runtime's metrics in the API; 0: none",
+  }),
   KEY_CACHE_TTL_MS: ms({ default: 10_000, doc: 'How long API-key and business look-ups are cached' }),
   RATE_LIMIT_PER_MINUTE: int({ default: DEFAULT_LIMITS.rateLimitPerMinute, doc: 'Requests per key per minute' }),
   AUTH_FAILURES_PER_MINUTE: int({

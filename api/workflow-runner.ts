@@ -72,7 +72,10 @@ export class WorkflowRunner {
     const client = eager ? this.eagerClient! : this.client;
     const start = async () => {
       if (!o.eagerAsk && !(await this.presence.isPolling()))
-        throw unavailable('no worker is polling the task queue; try again shortly').because('dependency_unavailable', 'worker');
+        throw unavailable('no worker is polling the task queue; try again shortly').because(
+          'dependency_unavailable',
+          'worker',
+        );
       return client.workflow.start(o.workflow, {
         taskQueue: o.eagerAsk ? askTaskQueue(this.taskQueue) : this.taskQueue,
         requestEagerStart: eager,

@@ -134,7 +134,10 @@ const costOf = (texts: readonly string[]) => texts.reduce((sum, t) => sum + toke
  */
 export function createEmbedder(
   config: EmbeddingsConfig,
-  o: { shareCalls?: boolean; /** The metrics' lane of every call; by default `bulk` and `query`. */ lane?: EmbeddingLane } = {},
+  o: {
+    shareCalls?: boolean;
+    /** The metrics' lane of every call; by default `bulk` and `query`. */ lane?: EmbeddingLane;
+  } = {},
 ): Embedder {
   const { maxTokens, queryTimeoutMs, maxInFlight, batchChars, fastLaneTokens } = {
     ...DEFAULTS,
