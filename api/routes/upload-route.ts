@@ -10,9 +10,10 @@ import type { IngestResult } from '../../domain/weaviate/ingest';
 import { MAX_ITEM_BYTES, OPERATIONS, type Operation } from '../../workflows/constants';
 import { uploads } from '../../domain/observability/metrics';
 import { ApplicationFailure } from '@temporalio/common';
-import { CpuQueueFull, type CpuPool } from '../../domain/cpu/pool';
+import type { CpuPool } from '../../domain/cpu/pool';
 import { readUpload, type UploadKind, type UploadReading } from '../../domain/contracts/upload-reading';
-import { ApiError, badRequest, tooManyRequests } from '../errors';
+import { ApiError, badRequest } from '../errors';
+import { asCpuRefusal } from './read-cpu';
 import { RawJson } from '../temporal-payloads';
 import { applicationFailureToApiError } from '../temporal-errors';
 import { nextTurn, stepped } from '../event-loop-steps';
@@ -247,10 +248,8 @@ async function readLargeUpload(o: {
       ? await o.cpu.run({ task: 'readUploadBody', input, tenant: o.tenant, transfer: ownBuffer(o.bytes) })
       : readUpload(input);
   } catch (err) {
-    if (err instanceof CpuQueueFull)
-      throw tooManyRequests(1, `${err.message} in this API instance`).because('queue_full');
     if (err instanceof ApplicationFailure) throw applicationFailureToApiError(err);
-    throw err;
+    throw asCpuRefusal(err);
   }
   if ('error' in reading) throw new ApiError(reading.error.status, reading.error.message);
   return reading;
