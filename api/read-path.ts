@@ -39,6 +39,20 @@ export const READ_POLICY: ReadPolicy = {
   backoffCoefficient: 2,
 };
 
+/**
+ * A read that embeds a long message (sentiment, tag: up to 4 segments of 512 tokens, seconds of
+ * the embedding server's time each) may wait in this process's queue behind the same tenant's other
+ * such reads: its attempts last as long as the request's default deadline, so that the wait is not
+ * taken for a server that does not answer. Each server call stays bounded on its own
+ * (EMBEDDINGS_QUERY_TIMEOUT_MS per 256 tokens), and the request's deadline bounds the whole (408).
+ */
+export const LONG_TEXT_READ_POLICY: ReadPolicy = {
+  ...READ_POLICY,
+  attemptTimeoutMs: 60_000,
+  totalTimeoutMs: 60_000,
+  maxAttempts: 2,
+};
+
 /** A model call takes seconds: each attempt gets the model's own timeout and a margin, two attempts. */
 export const modelPolicy = (chatTimeoutMs: number): ReadPolicy => ({
   attemptTimeoutMs: chatTimeoutMs + 5000,

@@ -131,7 +131,7 @@ export const SERVICE_SETTINGS = {
   EMBEDDINGS_BATCH_SIZE: int({ default: 4, doc: 'Passages per embedding call' }),
   EMBEDDINGS_BATCH_CHARS: int({ default: 2000, doc: 'Characters of passages per embedding call' }),
   EMBEDDINGS_MAX_TOKENS: int({ default: 512, doc: "The embedding model's input window in tokens" }),
-  EMBEDDINGS_QUERY_TIMEOUT_MS: ms({ default: 4000, doc: "Time a query's embedding may take, waiting included" }),
+  EMBEDDINGS_QUERY_TIMEOUT_MS: ms({ default: 4000, doc: "Time a query's embedding may take at the server" }),
   EMBEDDINGS_MAX_IN_FLIGHT: int({ default: 1, doc: 'Calls one process has at each embedding server at once' }),
   TAG_EMBEDDINGS_URL: url({ doc: "The tag model's English encoder; none: tags read the case embedding and words" }),
   TAG_EMBEDDINGS_MODEL: text({ default: 'bge-small-en-v1.5', doc: "The English encoder's model" }),

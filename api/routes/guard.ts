@@ -13,6 +13,7 @@ import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type { ApiLimits } from '../app-deps';
 import { KeyVerifier, authenticate, requireScope } from '../middlewares/auth';
+import { isReadBodyOperation } from '../../domain/contracts/read-body';
 import { jsonBody } from '../middlewares/body';
 import { deadline, earlyDeadline } from '../middlewares/deadline';
 import { validate } from '../middlewares/validate';
@@ -68,8 +69,11 @@ export function guard(deps: GuardDeps, op: Operation, deadlineKind: DeadlineKind
     ...(deps.modelBudget && USES_MODEL.has(op.operationId) ? [deps.modelBudget] : []),
     deadline(deps.limits.deadlines[deadlineKind]),
     ...extra,
-    // A large upload's body is read on a CPU thread by its handler (upload-route.ts).
-    ...(op.body || op.bodyEnvelope ? [jsonBody({ offload: Boolean(op.bodyEnvelope) })] : []),
+    // A large body of an upload, summary, sentiment or tag is read on a CPU thread by its handler
+    // (upload-route.ts, read-route.ts).
+    ...(op.body || op.bodyEnvelope
+      ? [jsonBody({ offload: Boolean(op.bodyEnvelope) || isReadBodyOperation(op.operationId) })]
+      : []),
     validate(op) as Middleware,
     ...(deadlineKind === 'search' ? [deps.searchAdmission] : []),
   ]);

@@ -15,10 +15,12 @@ import { forTenant, LOCAL_CHAT, type ChatGateway } from '../../domain/models/cha
 import type { SearchPhase } from '../../domain/timings';
 import { FALLBACK_RESERVE_MS, type Operation } from '../../workflows/constants';
 import { ApiError } from '../errors';
-import { modelPolicy, READ_POLICY, type ReadDeps } from '../read-path';
+import { modelPolicy, READ_POLICY, type ReadDeps, type ReadPolicy } from '../read-path';
 import type { OperationInput, OperationMiddleware } from '../request-state';
 import type { OperationId } from '../schemas/operations';
 import { serverTiming } from './server-timing';
+import { bodyOnThreads, ownBuffer } from './read-cpu';
+import { isReadBodyOperation, readBody } from '../../domain/contracts/read-body';
 import type { RouterDeps } from './types';
 import { modelFallbacks } from '../../domain/observability/metrics';
 import { operationOf } from '../middlewares/request-metrics';
@@ -37,6 +39,8 @@ export interface ReadRoute<Id extends OperationId, Input, Result> {
   operation: Operation;
   /** Whether a configured chat model answers it: the model's timeouts and retries then apply. */
   usesModel?: boolean;
+  /** Timeouts and retries of the read with the built-in engine, when not READ_POLICY's. */
+  localPolicy?: ReadPolicy;
   /** What the read needs, from the request; a 400 thrown here comes before any work. */
   prepare: (request: ReadRequest<Id>) => Input;
   read: (deps: ReadDeps & { timings: Timings; chat: ChatGateway }, input: Input) => Promise<Result>;
@@ -94,6 +98,28 @@ export function markFallback(ctx: Context, reason: unknown): void {
  * The Koa handler of a read route. `prepare` receives the input typed by the operation's schemas
  * (request-state.ts, OperationInputs), the operation named by `operationId`.
  */
+/**
+ * The request's validated input; a large body left as bytes (middlewares/body.ts, offload) is read
+ * and checked first, on a CPU thread in its tenant's turn (domain/contracts/read-body.ts).
+ */
+async function requestInput<Id extends OperationId>(
+  ctx: Parameters<OperationMiddleware<Id>>[0],
+  deps: RouterDeps,
+  operationId: Id,
+): Promise<OperationInput<Id>> {
+  const { rawBody } = ctx.state;
+  if (!rawBody || !isReadBodyOperation(operationId)) return ctx.state.input;
+  const input = { bytes: rawBody, operation: operationId };
+  const pool = deps.cpu;
+  const reading = pool
+    ? await bodyOnThreads(() =>
+        pool.run({ task: 'readRequestBody', input, tenant: ctx.state.auth.tenant, transfer: ownBuffer(rawBody) }),
+      )
+    : readBody(input);
+  if ('error' in reading) throw new ApiError(reading.error.status, reading.error.message);
+  return { ...ctx.state.input, body: reading.body } as OperationInput<Id>;
+}
+
 export function readRoute<Id extends OperationId, Input, Result>(
   deps: RouterDeps,
   route: ReadRoute<Id, Input, Result>,
@@ -102,7 +128,7 @@ export function readRoute<Id extends OperationId, Input, Result>(
   const fallback = model && deps.chatFallback === 'local';
   const handler: OperationMiddleware<Id> = async (ctx) => {
     const { tenant } = ctx.state.auth;
-    const input = route.prepare({ ...ctx.state.input, tenant });
+    const input = route.prepare({ ...(await requestInput(ctx, deps, route.operationId)), tenant });
     const timings: Timings = {};
     const { gateway, modelFailed, tokens } = watched(forTenant(model ? deps.chat : LOCAL_CHAT, tenant));
     const run = (chat: ChatGateway, deadline: number) =>
@@ -110,7 +136,7 @@ export function readRoute<Id extends OperationId, Input, Result>(
         operation: route.operation,
         tenant,
         deadline,
-        policy: chat.complete ? modelPolicy(deps.chatTimeoutMs) : READ_POLICY,
+        policy: chat.complete ? modelPolicy(deps.chatTimeoutMs) : (route.localPolicy ?? READ_POLICY),
         read: (d) => route.read({ ...d, timings, chat }, input),
         tokens: chat.complete ? tokens : undefined,
       });

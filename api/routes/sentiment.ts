@@ -16,6 +16,7 @@ import { guard } from './guard';
 import { readCpu } from './read-cpu';
 import { readRoute } from './read-route';
 import type { RouteModule } from './types';
+import { LONG_TEXT_READ_POLICY } from '../read-path';
 
 export const sentimentRoutes: RouteModule = (router, deps) => {
   const op = operation('analyzeSentiment');
@@ -30,6 +31,7 @@ export const sentimentRoutes: RouteModule = (router, deps) => {
       name: 'scoreSentiment',
       operation: OPERATIONS.sentiment,
       usesModel: true,
+      localPolicy: LONG_TEXT_READ_POLICY,
       prepare: ({ body, headers, tenant }) => ({
         tenant,
         message: body.message,

@@ -13,6 +13,7 @@ import { guard } from './guard';
 import { readCpu } from './read-cpu';
 import { readRoute } from './read-route';
 import type { RouteModule } from './types';
+import { LONG_TEXT_READ_POLICY } from '../read-path';
 
 export const tagRoutes: RouteModule = (router, deps) => {
   const op = operation('tagConversation');
@@ -25,6 +26,7 @@ export const tagRoutes: RouteModule = (router, deps) => {
       name: 'tagMessage',
       operation: OPERATIONS.tag,
       usesModel: true,
+      localPolicy: LONG_TEXT_READ_POLICY,
       prepare: ({ body, headers, tenant }) => ({
         tenant,
         message: body.message,

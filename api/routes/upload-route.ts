@@ -9,13 +9,11 @@ import { createHash } from 'node:crypto';
 import type { IngestResult } from '../../domain/weaviate/ingest';
 import { MAX_ITEM_BYTES, OPERATIONS, type Operation } from '../../workflows/constants';
 import { uploads } from '../../domain/observability/metrics';
-import { ApplicationFailure } from '@temporalio/common';
 import type { CpuPool } from '../../domain/cpu/pool';
 import { readUpload, type UploadKind, type UploadReading } from '../../domain/contracts/upload-reading';
 import { ApiError, badRequest } from '../errors';
-import { asCpuRefusal } from './read-cpu';
+import { bodyOnThreads, ownBuffer } from './read-cpu';
 import { RawJson } from '../temporal-payloads';
-import { applicationFailureToApiError } from '../temporal-errors';
 import { nextTurn, stepped } from '../event-loop-steps';
 import {
   allItemsInvalid,
@@ -242,15 +240,12 @@ async function readLargeUpload(o: {
   kind: UploadKind;
 }): Promise<Extract<UploadReading, { json: Uint8Array }>> {
   const input = { bytes: o.bytes, kind: o.kind, maxItemBytes: MAX_ITEM_BYTES };
-  let reading: UploadReading;
-  try {
-    reading = o.cpu
-      ? await o.cpu.run({ task: 'readUploadBody', input, tenant: o.tenant, transfer: ownBuffer(o.bytes) })
-      : readUpload(input);
-  } catch (err) {
-    if (err instanceof ApplicationFailure) throw applicationFailureToApiError(err);
-    throw asCpuRefusal(err);
-  }
+  const pool = o.cpu;
+  const reading: UploadReading = pool
+    ? await bodyOnThreads(() =>
+        pool.run({ task: 'readUploadBody', input, tenant: o.tenant, transfer: ownBuffer(o.bytes) }),
+      )
+    : readUpload(input);
   if ('error' in reading) throw new ApiError(reading.error.status, reading.error.message);
   return reading;
 }
@@ -273,7 +268,3 @@ function runOptions(reading: Extract<UploadReading, { json: Uint8Array }>): {
     rejected: [...failed, ...tooBig],
   };
 }
-
-/** The body's memory, moved to the thread rather than copied, when the Buffer is all of it (not a view into a pool). */
-const ownBuffer = (bytes: Buffer): ArrayBuffer[] | undefined =>
-  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : undefined;

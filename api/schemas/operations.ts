@@ -6,11 +6,9 @@
 import type { AnySchemaObject } from 'ajv';
 import type { ErrorStatus } from '../errors';
 import type { Scope } from '../scopes';
-import type { NamedSchema } from '../../domain/contracts/ajv';
 import * as article from '../../domain/contracts/article';
 import * as ask from '../../domain/contracts/ask';
 import * as caseSchemas from '../../domain/contracts/case';
-import * as caseComment from '../../domain/contracts/case-comment';
 import * as common from '../../domain/contracts/common';
 import * as evaluation from '../../domain/contracts/evaluation';
 import * as feedback from '../../domain/contracts/feedback';
@@ -20,26 +18,10 @@ import * as sentiment from '../../domain/contracts/sentiment';
 import * as summary from '../../domain/contracts/summary';
 import * as tag from '../../domain/contracts/tag';
 import * as upload from '../../domain/contracts/upload';
-
-const isNamedSchema = (value: unknown): value is NamedSchema =>
-  typeof value === 'object' && value !== null && typeof (value as { $id?: unknown }).$id === 'string';
+import { namedSchemas } from '../../domain/contracts/named-schemas';
 
 /** Every schema with an `$id`: registered with Ajv so `$ref`s resolve, and the OpenAPI components. */
-export const namedSchemas: readonly NamedSchema[] = [
-  common,
-  article,
-  caseComment,
-  caseSchemas,
-  incident,
-  upload,
-  ask,
-  summary,
-  feedback,
-  tag,
-  sentiment,
-  search,
-  evaluation,
-].flatMap((module) => Object.values(module).filter(isNamedSchema));
+export { namedSchemas };
 
 /** A request or response header of an operation. */
 export interface HeaderSpec {

@@ -158,6 +158,7 @@ const OVER_BUDGET: Record<CpuTaskName, { what: string; then: string }> = {
   keywordTags: { what: "finding this message's keywords", then: 'send a shorter message' },
   tagPrompt: { what: 'preparing this message for the model', then: 'send a shorter message' },
   readUploadBody: { what: 'reading this upload', then: 'send it in smaller requests' },
+  readRequestBody: { what: 'reading this request', then: 'send a shorter body' },
 };
 
 function overBudget(task: CpuTaskName, budgetMs: number): ApplicationFailure {

@@ -22,6 +22,7 @@ import type { TagScore } from '../tags/model';
 import { tagMessages } from '../tags/model-engine';
 import { requestLanguage } from '../text/language';
 import { readUpload, type UploadReading, type UploadReadingInput } from '../contracts/upload-reading';
+import { type BodyReading, readBody, type ReadBodyInput } from '../contracts/read-body';
 
 /** Characters of a conversation its language is told from (text/language.ts reads 2,000). */
 const LANGUAGE_SAMPLE = 2000;
@@ -99,8 +100,14 @@ export function readUploadBody(input: UploadReadingInput): UploadReading {
   return readUpload(input);
 }
 
+/** A large body of a summary, sentiment or tag, decoded, parsed and checked (contracts/read-body.ts). */
+export function readRequestBody(input: ReadBodyInput): BodyReading {
+  return readBody(input);
+}
+
 export const READ_TASKS = {
   readUploadBody,
+  readRequestBody,
   conversationLanguage,
   summarizeLocally,
   summaryPrompt,

@@ -54,6 +54,8 @@ interface Job {
   reject: (reason: unknown) => void;
   /** Set while the job waits: removes it from the queue when its signal aborts. */
   onAbort?: () => void;
+  /** Called when the job goes to the server. */
+  onStart?: () => void;
 }
 
 /** One kind's waiting calls: a FIFO per tenant, tenants in turn order (Map keeps insertion order). */
@@ -156,6 +158,8 @@ export class EmbeddingScheduler {
     item: I;
     cost: number;
     batcher: Batcher<I, O>;
+    /** Called when the item goes to the server (its wait in the queue is over). */
+    onStart?: () => void;
   }): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       if (o.signal?.aborted) return reject(o.signal.reason);
@@ -167,6 +171,7 @@ export class EmbeddingScheduler {
         signal: o.signal,
         resolve: resolve as (value: unknown) => void,
         reject,
+        onStart: o.onStart,
       };
       if (o.signal) {
         const signal = o.signal;
@@ -211,6 +216,7 @@ export class EmbeddingScheduler {
     };
     const listeners = jobs.map((job) => {
       if (job.onAbort) job.signal!.removeEventListener('abort', job.onAbort);
+      job.onStart?.();
       const onAbort = () => {
         settle(job, () => job.reject(job.signal!.reason));
         live -= 1;

@@ -6,8 +6,9 @@
  * Every call goes through a scheduler (embedding-scheduler.ts): a few calls at the server at once,
  * queries first, tenants in turn. Passages are sent in small batches (at most `batchSize` texts and
  * `batchChars` characters), so a query waits for one small batch at most. A query text is cut to
- * the model's input window (token-window.ts), and a query call, waiting included, is bounded by
- * `queryTimeoutMs`. Queries (and interactive passages) that wait for the same server are sent
+ * the model's input window (token-window.ts), and a query call's time at the server is bounded by
+ * `queryTimeoutMs` per `fastLaneTokens` tokens (its wait before, by the caller's signal); texts
+ * beyond one call's bound go as several calls. Queries (and interactive passages) that wait for the same server are sent
  * together, tenants in turn, up to the token bound of one call of that lane (`fastLaneTokens` on
  * the fast lane, `maxTokens` on the bulk lane): one server call costs a fixed overhead that the
  * queries then share, while a query arriving meanwhile still waits for one call's worth of tokens
@@ -101,7 +102,7 @@ function splitBack(items: readonly string[][], vectors: number[][]): number[][][
 
 /** The error of a query call that ran out of time; its name makes it a DependencyTimeout. */
 function queryTimeout(ms: number): Error {
-  return Object.assign(new Error(`embedding the query timed out after ${ms} ms (waiting included)`), {
+  return Object.assign(new Error(`embedding the query timed out after ${ms} ms at the server`), {
     name: 'TimeoutError',
   });
 }
@@ -126,6 +127,22 @@ const timedCall = <T>(o: { lane: EmbeddingLane; run: () => Promise<T> }) =>
 
 /** A caller's texts as one batch item: its cost is their summed token bound. */
 const costOf = (texts: readonly string[]) => texts.reduce((sum, t) => sum + tokenBound(t), 0);
+
+/** Texts in order, in shares whose summed cost fits `bound` (a text above it alone). */
+export function sharesOf(texts: readonly string[], bound: number): string[][] {
+  const shares: string[][] = [];
+  let cost = Infinity;
+  for (const text of texts) {
+    const own = tokenBound(text);
+    if (cost + own > bound) {
+      shares.push([]);
+      cost = 0;
+    }
+    shares[shares.length - 1].push(text);
+    cost += own;
+  }
+  return shares;
+}
 
 /**
  * `shareCalls: false` sends every call alone: for a server whose vector of a text depends on the
@@ -188,7 +205,12 @@ export function createEmbedder(
     return ordered.map((d) => d.embedding);
   }
 
-  /** Texts a request waits for: one call, before background passages, on the fast lane when all are short. */
+  /**
+   * Texts a request waits for, before background passages, on the fast lane when all are short: one
+   * server call when they fit the lane's bound of one call, else one call per share that fits (a
+   * long message's segments), each in its tenant's turn, so that another tenant's query waits for
+   * one share at most.
+   */
   async function embedNow(
     texts: string[],
     inputType: EmbeddingInput,
@@ -198,22 +220,61 @@ export function createEmbedder(
     const input =
       inputType === 'query' ? texts.map((t) => truncateToWindow(t, { maxTokens, prefix: 'query: ' })) : texts;
     const chosen = input.every((t) => tokenBound(t) <= fastLaneTokens) ? fast : bulk;
-    const timer = AbortSignal.timeout(queryTimeoutMs);
-    const bounded = signal ? AbortSignal.any([signal, timer]) : timer;
+    const shares = sharesOf(input, chosen === bulk ? maxTokens : fastLaneTokens);
+    if (shares.length === 1) return embedCall({ lane: chosen, texts: input, inputType, tenant, signal });
+    // One share failing ends the others: the caller gets nothing from them.
+    const failed = new AbortController();
+    const each = signal ? AbortSignal.any([signal, failed.signal]) : failed.signal;
+    const parts = await Promise.all(
+      shares.map((share) =>
+        embedCall({ lane: chosen, texts: share, inputType, tenant, signal: each }).catch((err: unknown) => {
+          failed.abort(err);
+          throw err;
+        }),
+      ),
+    );
+    return parts.flat();
+  }
+
+  /**
+   * One server call of texts a request waits for. The server's time is bounded from the moment the
+   * call goes to it, by `queryTimeoutMs` per `fastLaneTokens` tokens of the call (a short query's
+   * bound, twice that for a full window); its wait in this process's queue (behind other calls, the
+   * same tenant's first) by the caller's signal, or by the same bound when the caller gives none.
+   * A call that waited long is not the server's failure.
+   */
+  async function embedCall(o: {
+    lane: Lane;
+    texts: string[];
+    inputType: EmbeddingInput;
+    tenant: string;
+    signal?: AbortSignal;
+  }): Promise<number[][]> {
+    const cost = costOf(o.texts);
+    const serverMs = queryTimeoutMs * Math.max(1, Math.ceil(cost / fastLaneTokens));
+    const atServer = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const startTimer = () => {
+      timer ??= setTimeout(() => atServer.abort(queryTimeout(serverMs)), serverMs);
+    };
+    if (!o.signal) startTimer();
+    const bounded = o.signal ? AbortSignal.any([o.signal, atServer.signal]) : atServer.signal;
     try {
       // The scheduler's query kind is its urgent one.
-      const batcher = chosen.batchers[inputType];
-      return await chosen.scheduler.runBatched({
-        tenant,
+      return await o.lane.scheduler.runBatched({
+        tenant: o.tenant,
         kind: 'query',
         signal: bounded,
-        item: input,
-        cost: costOf(input),
-        batcher,
+        item: o.texts,
+        cost,
+        batcher: o.lane.batchers[o.inputType],
+        onStart: startTimer,
       });
     } catch (err) {
-      if (timer.aborted && !signal?.aborted) throw queryTimeout(queryTimeoutMs);
+      if (atServer.signal.aborted && !o.signal?.aborted) throw queryTimeout(serverMs);
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

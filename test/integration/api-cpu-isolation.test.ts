@@ -115,19 +115,13 @@ describe("a heavy read never holds the API's event loop (summary, sentiment on t
     }
   }
 
-  /**
-   * `alsoHeavy`: statuses the heavy request may also answer. A sentiment of 1 MB embeds 4 segments
-   * of 1,500 characters on the passages' server; on a host whose cores other work keeps busy they
-   * can take longer than the read's attempts, which is the documented 504 of a dependency too slow
-   * (how the other tenant fares then is bench:isolation's measure, not this test's).
-   */
-  function assertIsolated(r: Awaited<ReturnType<typeof underLoad>>, alsoHeavy: number[] = []) {
+  function assertIsolated(r: Awaited<ReturnType<typeof underLoad>>) {
     assert.ok(r.turns >= 10, `the event loop turned only ${r.turns} times while the heavy request was worked on`);
     assert.equal(r.health.status, 200);
     assert.equal(r.probe.status, 200, JSON.stringify(r.probe.body));
     // 200, or one of the documented 4xx (400 past the CPU budget, 429 with too many waiting), or `alsoHeavy`: no other status.
     assert.ok(
-      [200, 400, 429, ...alsoHeavy].includes(r.heavy.status),
+      [200, 400, 429].includes(r.heavy.status),
       `${r.heavy.status} ${JSON.stringify(r.heavy.body).slice(0, 300)}`,
     );
   }
@@ -161,6 +155,33 @@ describe("a heavy read never holds the API's event loop (summary, sentiment on t
       heavy: { message: randomWords(1_000_000, 7) },
       probe: { message: 'Thanks, that fixed it!' },
     });
-    assertIsolated(r, [504]);
+    assertIsolated(r);
+  });
+
+  it('three sentiments of 1 MB of one tenant at once: each answers 200, the wait behind the others no timeout', async function () {
+    // Issue: the third waited behind the other two in the API's queue for the embedding server, and
+    // that wait was taken for a server that did not answer (504 after 13 s).
+    this.timeout(180_000);
+    const answers = await Promise.all(
+      [11, 12, 13].map((seed) => post('/v1/sentiment', hostile, { message: randomWords(1_000_000, seed) })),
+    );
+    for (const a of answers) assert.equal(a.status, 200, JSON.stringify(a.body).slice(0, 300));
+  });
+
+  it('a large body read on a CPU thread is refused with the words of a small one', async function () {
+    this.timeout(60_000);
+    const long = randomWords(600_000, 21);
+    const notString = await post('/v1/summary', hostile, {
+      comments: [{ comment: long }, { comment: long }, { comment: 5 }],
+    });
+    const small = await post('/v1/summary', hostile, {
+      comments: [{ comment: 'a' }, { comment: 'b' }, { comment: 5 }],
+    });
+    assert.equal(notString.status, 400);
+    assert.equal(notString.body.error, small.body.error);
+    const notText = await post('/v1/tag', hostile, { message: 5, padding: long + long });
+    const smallNotText = await post('/v1/tag', hostile, { message: 5, padding: 'short' });
+    assert.equal(notText.status, 400);
+    assert.equal(notText.body.error, smallNotText.body.error);
   });
 });

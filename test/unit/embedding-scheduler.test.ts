@@ -7,7 +7,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'mocha';
 import { Batcher, CallKind, EmbeddingScheduler } from '../../domain/models/embedding-scheduler';
-import { passageBatches } from '../../domain/models/embeddings';
+import { passageBatches, sharesOf } from '../../domain/models/embeddings';
+import { tokenBound } from '../../domain/models/token-window';
 
 /** A scheduler whose calls record their start and wait until the test finishes them. */
 function harness(o: { maxInFlight?: number; passageEvery?: number } = {}) {
@@ -36,6 +37,27 @@ function harness(o: { maxInFlight?: number; passageEvery?: number } = {}) {
 }
 
 describe('embedding scheduler', () => {
+  it('tells each call when it goes to the server, not while it waits (onStart)', async () => {
+    const h = harness();
+    const events: string[] = [];
+    const batcher: Batcher<string, string> = { maxCost: 0, send: async (items) => items };
+    void h.submit('busy', 'x', 'query');
+    await h.flush();
+    const waiting = h.scheduler.runBatched({
+      tenant: 'y',
+      kind: 'query',
+      item: 'q',
+      cost: 1,
+      batcher,
+      onStart: () => events.push('started'),
+    });
+    await h.flush();
+    assert.deepEqual(events, [], 'onStart ran while the call waited behind another');
+    await h.finish('busy');
+    assert.equal(await waiting, 'q');
+    assert.deepEqual(events, ['started']);
+  });
+
   it('keeps at most maxInFlight calls at the server', async () => {
     const h = harness({ maxInFlight: 2 });
     for (const n of ['a', 'b', 'c', 'd']) void h.submit(n, 't', 'passage');
@@ -243,5 +265,21 @@ describe('passage batches', () => {
     );
     assert.deepEqual(batches.flat(), texts);
     assert.deepEqual(passageBatches([], { maxTexts: 4, maxChars: 1200 }), []);
+  });
+});
+
+describe('shares of a long query call (sharesOf)', () => {
+  it('keeps the texts in order, each share within the bound, a text above it alone', () => {
+    const texts = ['short one', 'x '.repeat(300), 'y '.repeat(150), 'z '.repeat(150), 'w '.repeat(900), 'tail'];
+    const bound = 512;
+    const shares = sharesOf(texts, bound);
+    assert.deepEqual(shares.flat(), texts);
+    for (const share of shares) {
+      const cost = share.reduce((sum, t) => sum + tokenBound(t), 0);
+      assert.ok(cost <= bound || share.length === 1, `a share of ${cost} tokens: ${share.map((t) => t.length)}`);
+    }
+    assert.ok(shares.length > 1);
+    assert.deepEqual(sharesOf(['a', 'b'], bound), [['a', 'b']]);
+    assert.deepEqual(sharesOf([], bound), []);
   });
 });
