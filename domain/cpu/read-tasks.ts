@@ -22,6 +22,7 @@ import type { TagScore } from '../tags/model';
 import { tagMessages } from '../tags/model-engine';
 import { requestLanguage } from '../text/language';
 import { readUpload, type UploadReading, type UploadReadingInput } from '../contracts/upload-reading';
+import { moved } from './moved';
 import { type BodyReading, readBody, type ReadBodyInput } from '../contracts/read-body';
 
 /** Characters of a conversation its language is told from (text/language.ts reads 2,000). */
@@ -97,7 +98,9 @@ export function tagPrompt(input: {
 
 /** A large upload's body, decoded, parsed and checked, its valid items as JSON bytes (contracts/upload-reading.ts). */
 export function readUploadBody(input: UploadReadingInput): UploadReading {
-  return readUpload(input);
+  const reading = readUpload(input);
+  // The items' JSON (up to 10 MB) is moved to the event loop's thread, not copied there.
+  return 'json' in reading ? moved(reading, [reading.json]) : reading;
 }
 
 /** A large body of a summary, sentiment or tag, decoded, parsed and checked (contracts/read-body.ts). */

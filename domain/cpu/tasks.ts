@@ -5,7 +5,7 @@
  * heartbeats, its workflow tasks and every other tenant's activities go on; a thread past its
  * budget is terminated. Each export takes one structured-clonable object and returns one.
  */
-import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { moved } from './moved';
 import { gradeWithBuiltinJudge, type JudgeRule } from '../evaluation/builtin-judge';
 import type { CheckContext } from '../evaluation/checks';
 import { redact, type Redaction } from '../evaluation/redact';
@@ -19,14 +19,6 @@ export function gradeBuiltin(input: CheckContext & { rules: JudgeRule[] }): Grad
 
 export function redactTexts(input: { texts: string[] }): Redaction[] {
   return input.texts.map((text) => redact(text));
-}
-
-/**
- * `value` with the buffers of `views` moved to the calling thread instead of copied (piscina's
- * Transferable interface): piscina unwraps it, so the caller receives `value` itself.
- */
-function moved<T extends object>(value: T, views: ArrayBufferView[]): T {
-  return move({ [transferableSymbol]: views.map((v) => v.buffer), [valueSymbol]: value }) as unknown as T;
 }
 
 /** The fit of a tag training (tags/train.ts reads its inputs first); the model's weights are moved back, not copied. */

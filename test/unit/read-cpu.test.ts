@@ -4,6 +4,9 @@ import { contentTokens } from '../../domain/ask/sentences';
 import { CpuQueueFull, createCpuPool } from '../../domain/cpu/pool';
 import { boundConversation, parseConversation, READ } from '../../domain/summary/conversation';
 import { RANKED, summarizeLocal, textRank, units, type Unit } from '../../domain/summary/local-engine';
+import { readUpload } from '../../domain/contracts/upload-reading';
+import { readBody } from '../../domain/contracts/read-body';
+import { supportCase } from '../helpers/factories';
 
 /** Random three-letter words, the heaviest summary: no sentence end in 20,000 characters. */
 function randomWords(chars: number, seed: number): string {
@@ -133,6 +136,24 @@ describe("the API's CPU threads (domain/cpu/pool.ts, tasks: 'read')", () => {
     });
     assert.equal(lang, 'pt');
     assert.equal(draft.parts[0].label, 'Problema');
+  });
+
+  it('reads a large upload and a large read body on a thread, as the event loop would', async () => {
+    const body = JSON.stringify({ data: [supportCase({ id: 'one' }), supportCase({ id: 'two' })] });
+    const input = { bytes: Buffer.from(body), kind: 'casesUpload' as const, maxItemBytes: 1536 * 1024 };
+    const reading = await pool.run({
+      task: 'readUploadBody',
+      input: { ...input, bytes: Buffer.from(body) },
+      tenant: 't',
+    });
+    assert.deepEqual(reading, readUpload(input));
+    const summary = { subject: 'Printer', comments: [{ comment: 'It prints blank pages.' }] };
+    const read = await pool.run({
+      task: 'readRequestBody',
+      input: { bytes: Buffer.from(JSON.stringify(summary)), operation: 'summarize' },
+      tenant: 't',
+    });
+    assert.deepEqual(read, readBody({ bytes: Buffer.from(JSON.stringify(summary)), operation: 'summarize' }));
   });
 
   it('gives a freed thread to the waiting tenant whose last task started longest ago', async () => {
