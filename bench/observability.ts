@@ -48,7 +48,7 @@ import { Load, type Tenant } from './lib/fault-load';
 import { countSpans, settledTrace, startBenchJaeger, type BenchJaeger, type TraceSpan } from './lib/jaeger-trace';
 import { endpointSeries, prometheusSeriesByJob, tenantTraffic } from './lib/metric-series';
 import { measureOverhead, type OverheadOptions } from './lib/observability-overhead';
-import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
+import { DEFAULT_DATASETS, positiveInt, ratioArg, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 
 const PARTS = ['alerts', 'trace', 'series', 'overhead'] as const;
 type Part = (typeof PARTS)[number];
@@ -579,6 +579,11 @@ const program = new Command('bench:observability')
     10,
   )
   .option('--max-round-seconds <n>', 'overhead: a round stops sending after this long', positiveInt, 120)
+  .option(
+    '--trace-sample-ratio <r>',
+    "overhead: the share of requests the on pair traces (OpenTelemetry's parentbased_traceidratio; default: every request)",
+    ratioArg,
+  )
   .option('--keep-data', 'keep the data folders and their logs')
   .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/observability.json')
   .action((o: Options) =>

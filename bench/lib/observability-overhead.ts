@@ -56,6 +56,11 @@ export interface OverheadOptions {
   rounds: number;
   warmup: number;
   maxRoundSeconds: number;
+  /**
+   * The share of requests the *on* pair traces (OpenTelemetry's `parentbased_traceidratio` sampler);
+   * undefined: the SDK's default, every request.
+   */
+  traceSampleRatio?: number;
 }
 
 type Mode = 'on' | 'off';
@@ -92,7 +97,19 @@ async function startDependencies(dataDir: string): Promise<{ stack: RunningStack
   }
 }
 
-async function startPair(o: { mode: Mode; stack: RunningStack; jaeger: BenchJaeger; logDir: string }): Promise<Pair> {
+/** The *on* pair's sampler settings: OpenTelemetry's own variables, or none for the SDK's default. */
+const samplerEnv = (ratio: number | undefined): Record<string, string> =>
+  ratio === undefined
+    ? {}
+    : { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: String(ratio) };
+
+async function startPair(o: {
+  mode: Mode;
+  stack: RunningStack;
+  jaeger: BenchJaeger;
+  logDir: string;
+  traceSampleRatio?: number;
+}): Promise<Pair> {
   const base = Object.fromEntries(
     Object.entries({ ...stringEnv(process.env), ...o.stack.env }).filter(([name]) => !name.startsWith('OTEL_')),
   );
@@ -107,7 +124,9 @@ async function startPair(o: { mode: Mode; stack: RunningStack; jaeger: BenchJaeg
     API_PORT: String(apiPort),
     LOG_LEVEL: 'warn',
     ...Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, String(port)])),
-    ...(o.mode === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: o.jaeger.otlpEndpoint } : {}),
+    ...(o.mode === 'on'
+      ? { OTEL_EXPORTER_OTLP_ENDPOINT: o.jaeger.otlpEndpoint, ...samplerEnv(o.traceSampleRatio) }
+      : {}),
   };
   const temporal = loadServicesConfig(env).temporal;
   const polling = workerPolling({ address: temporal.address, namespace: temporal.namespace, taskQueue });
@@ -249,7 +268,10 @@ export async function measureOverhead(o: {
     });
     const prometheusUrl = monitoring.env.PROMETHEUS_URL;
     scraping = new Scraping(monitoring.specs, prometheusUrl);
-    for (const mode of ['on', 'off'] as Mode[]) pairs.push(await startPair({ mode, stack, jaeger: o.jaeger, logDir }));
+    for (const mode of ['on', 'off'] as Mode[])
+      pairs.push(
+        await startPair({ mode, stack, jaeger: o.jaeger, logDir, traceSampleRatio: options.traceSampleRatio }),
+      );
     const on = pairs[0];
     writeProcessTargets({
       dataDir,
@@ -407,6 +429,7 @@ export async function measureOverhead(o: {
         rounds: options.rounds,
         warmup_per_mode: options.warmup,
         keys: options.keys,
+        traced_share_when_on: options.traceSampleRatio ?? 1,
       },
     };
   } finally {

@@ -61,6 +61,13 @@ export function writeResult(file: string, data: unknown): void {
 /** Rounds a rate for the result files. */
 export const round = (x: number, digits = 4) => Math.round(x * 10 ** digits) / 10 ** digits;
 
+/** A commander argument parser for a share: a number above 0 and at most 1. */
+export const ratioArg = (value: string) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 1) throw new InvalidArgumentError('expected a number above 0 and at most 1');
+  return n;
+};
+
 /** A commander argument parser for positive integer options. */
 export const positiveInt = (value: string) => {
   const n = Number(value);
