@@ -40,7 +40,7 @@ export interface RequestState {
   deadline?: number;
   /** Bytes of the request body as read (middlewares/body.ts); a large one is worked through in steps. */
   bodyBytes?: number;
-  /** A large upload's body as bytes, for its handler to read on a CPU thread (middlewares/body.ts, offload). */
+  /** A large body as bytes (an upload, a summary, a sentiment, a tag), for its handler to read on a CPU thread (middlewares/body.ts, offload). */
   rawBody?: Buffer;
   /** Gives back a search's place in its admission queue before the chain ends (fair-admission.ts). */
   releaseAdmission?: () => void;

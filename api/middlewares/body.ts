@@ -62,7 +62,7 @@ function readFailure(err: unknown, compressed: boolean): ApiError | unknown {
 /**
  * Bodies from this size on are, where the operation allows it (`offload`), left as bytes in
  * `ctx.state.rawBody` for one of the API's CPU threads to decode, parse and check
- * (domain/contracts/upload-reading.ts): a 10 MB upload parsed on the event loop held it 35 to 70 ms,
+ * (domain/contracts/upload-reading.ts, read-body.ts): a 10 MB upload parsed on the event loop held it 35 to 70 ms,
  * and the garbage of its parsed items as long again (docs/api.md, "Request pipeline").
  */
 export const OFFLOADED_BODY_BYTES = 1024 * 1024;

@@ -20,7 +20,7 @@ export interface ValidatedState {
   input: ValidatedInput;
   /** Bytes of the request body as read (middlewares/body.ts); a large one is checked in steps. */
   bodyBytes?: number;
-  /** A large upload's body, left unread for its handler (middlewares/body.ts, offload). */
+  /** A large body (an upload, a summary, a sentiment, a tag), left unread for its handler (middlewares/body.ts, offload). */
   rawBody?: Buffer;
 }
 

@@ -95,18 +95,15 @@ export function markFallback(ctx: Context, reason: unknown): void {
 }
 
 /**
- * The Koa handler of a read route. `prepare` receives the input typed by the operation's schemas
- * (request-state.ts, OperationInputs), the operation named by `operationId`.
- */
-/**
  * The request's validated input; a large body left as bytes (middlewares/body.ts, offload) is read
  * and checked first, on a CPU thread in its tenant's turn (domain/contracts/read-body.ts).
  */
-async function requestInput<Id extends OperationId>(
-  ctx: Parameters<OperationMiddleware<Id>>[0],
-  deps: RouterDeps,
-  operationId: Id,
-): Promise<OperationInput<Id>> {
+async function requestInput<Id extends OperationId>(o: {
+  ctx: Parameters<OperationMiddleware<Id>>[0];
+  deps: RouterDeps;
+  operationId: Id;
+}): Promise<OperationInput<Id>> {
+  const { ctx, deps, operationId } = o;
   const { rawBody } = ctx.state;
   if (!rawBody || !isReadBodyOperation(operationId)) return ctx.state.input;
   const input = { bytes: rawBody, operation: operationId };
@@ -120,6 +117,10 @@ async function requestInput<Id extends OperationId>(
   return { ...ctx.state.input, body: reading.body } as OperationInput<Id>;
 }
 
+/**
+ * The Koa handler of a read route. `prepare` receives the input typed by the operation's schemas
+ * (request-state.ts, OperationInputs), the operation named by `operationId`.
+ */
 export function readRoute<Id extends OperationId, Input, Result>(
   deps: RouterDeps,
   route: ReadRoute<Id, Input, Result>,
@@ -128,7 +129,7 @@ export function readRoute<Id extends OperationId, Input, Result>(
   const fallback = model && deps.chatFallback === 'local';
   const handler: OperationMiddleware<Id> = async (ctx) => {
     const { tenant } = ctx.state.auth;
-    const input = route.prepare({ ...(await requestInput(ctx, deps, route.operationId)), tenant });
+    const input = route.prepare({ ...(await requestInput({ ctx, deps, operationId: route.operationId })), tenant });
     const timings: Timings = {};
     const { gateway, modelFailed, tokens } = watched(forTenant(model ? deps.chat : LOCAL_CHAT, tenant));
     const run = (chat: ChatGateway, deadline: number) =>
