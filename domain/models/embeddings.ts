@@ -224,13 +224,14 @@ export function createEmbedder(
     if (shares.length === 1) return embedCall({ lane: chosen, texts: input, inputType, tenant, signal });
     // One share failing ends the others: the caller gets nothing from them.
     const failed = new AbortController();
-    const each = signal ? AbortSignal.any([signal, failed.signal]) : failed.signal;
     const parts = await Promise.all(
       shares.map((share) =>
-        embedCall({ lane: chosen, texts: share, inputType, tenant, signal: each }).catch((err: unknown) => {
-          failed.abort(err);
-          throw err;
-        }),
+        embedCall({ lane: chosen, texts: share, inputType, tenant, signal, stop: failed.signal }).catch(
+          (err: unknown) => {
+            failed.abort(err);
+            throw err;
+          },
+        ),
       ),
     );
     return parts.flat();
@@ -248,7 +249,10 @@ export function createEmbedder(
     texts: string[];
     inputType: EmbeddingInput;
     tenant: string;
+    /** The caller's signal; without one, the call's wait is bounded like its time at the server. */
     signal?: AbortSignal;
+    /** Ends the call for another reason than the caller's (a sibling share failed). */
+    stop?: AbortSignal;
   }): Promise<number[][]> {
     const cost = costOf(o.texts);
     const serverMs = queryTimeoutMs * Math.max(1, Math.ceil(cost / fastLaneTokens));
@@ -258,7 +262,7 @@ export function createEmbedder(
       timer ??= setTimeout(() => atServer.abort(queryTimeout(serverMs)), serverMs);
     };
     if (!o.signal) startTimer();
-    const bounded = o.signal ? AbortSignal.any([o.signal, atServer.signal]) : atServer.signal;
+    const bounded = AbortSignal.any([o.signal, o.stop, atServer.signal].filter((x): x is AbortSignal => Boolean(x)));
     try {
       // The scheduler's query kind is its urgent one.
       return await o.lane.scheduler.runBatched({
@@ -271,7 +275,7 @@ export function createEmbedder(
         onStart: startTimer,
       });
     } catch (err) {
-      if (atServer.signal.aborted && !o.signal?.aborted) throw queryTimeout(serverMs);
+      if (atServer.signal.aborted && !o.signal?.aborted && !o.stop?.aborted) throw queryTimeout(serverMs);
       throw err;
     } finally {
       clearTimeout(timer);
