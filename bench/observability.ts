@@ -584,6 +584,10 @@ const program = new Command('bench:observability')
     "overhead: the share of requests the on pair traces (OpenTelemetry's parentbased_traceidratio; default: every request)",
     ratioArg,
   )
+  .option(
+    '--no-sdk-metrics',
+    'overhead: the on pair serves no Temporal runtime metrics (API_SDK_METRICS_PORT, WORKER_SDK_METRICS_PORT 0)',
+  )
   .option('--keep-data', 'keep the data folders and their logs')
   .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/observability.json')
   .action((o: Options) =>

@@ -61,6 +61,8 @@ export interface OverheadOptions {
    * undefined: the SDK's default, every request.
    */
   traceSampleRatio?: number;
+  /** Whether the *on* pair serves the Temporal runtimes' metrics (API_SDK_METRICS_PORT, WORKER_SDK_METRICS_PORT). */
+  sdkMetrics: boolean;
 }
 
 type Mode = 'on' | 'off';
@@ -109,6 +111,7 @@ async function startPair(o: {
   jaeger: BenchJaeger;
   logDir: string;
   traceSampleRatio?: number;
+  sdkMetrics: boolean;
 }): Promise<Pair> {
   const base = Object.fromEntries(
     Object.entries({ ...stringEnv(process.env), ...o.stack.env }).filter(([name]) => !name.startsWith('OTEL_')),
@@ -116,7 +119,12 @@ async function startPair(o: {
   const taskQueue = `obs-${o.mode}-${randomBytes(3).toString('hex')}`;
   const apiPort = await freePort();
   const metricsPorts = Object.fromEntries(
-    await Promise.all(METRICS_PORT_SETTINGS.map(async (name) => [name, o.mode === 'on' ? await freePort() : 0])),
+    await Promise.all(
+      METRICS_PORT_SETTINGS.map(async (name) => {
+        const on = o.mode === 'on' && (o.sdkMetrics || !name.includes('_SDK_'));
+        return [name, on ? await freePort() : 0];
+      }),
+    ),
   ) as Pair['metricsPorts'];
   const env: Record<string, string> = {
     ...base,
@@ -270,7 +278,14 @@ export async function measureOverhead(o: {
     scraping = new Scraping(monitoring.specs, prometheusUrl);
     for (const mode of ['on', 'off'] as Mode[])
       pairs.push(
-        await startPair({ mode, stack, jaeger: o.jaeger, logDir, traceSampleRatio: options.traceSampleRatio }),
+        await startPair({
+          mode,
+          stack,
+          jaeger: o.jaeger,
+          logDir,
+          traceSampleRatio: options.traceSampleRatio,
+          sdkMetrics: options.sdkMetrics,
+        }),
       );
     const on = pairs[0];
     writeProcessTargets({
@@ -430,6 +445,7 @@ export async function measureOverhead(o: {
         warmup_per_mode: options.warmup,
         keys: options.keys,
         traced_share_when_on: options.traceSampleRatio ?? 1,
+        temporal_runtime_metrics_when_on: options.sdkMetrics,
       },
     };
   } finally {
