@@ -2,7 +2,8 @@
  * A request body from its bytes to a checked value: UTF-8 (fatal), JSON (an object or an array,
  * `__proto__` refused), well-formed Unicode, then the operation's schema. The API runs these steps
  * on its event loop for ordinary bodies (api/middlewares/body.ts, validate.ts) and on one of its
- * CPU threads for a large upload (upload-reading.ts), with the same answers either way. A failure
+ * CPU threads for a large upload (upload-reading.ts) or a large summary, sentiment or tag
+ * (read-body.ts), with the same answers either way (`checkedBody`). A failure
  * is a BodyError: the status and the words the client reads.
  */
 import { parse as parseJson } from '@hapi/bourne';
@@ -73,4 +74,20 @@ export function checkSchema(o: { validate: ValidateFunction; body: unknown; enve
   const [first] = o.validate.errors ?? [];
   const tooManyItems = o.envelope && first?.keyword === 'maxItems' && first.instancePath.lastIndexOf('/') === 0;
   throw new BodyError(tooManyItems ? 413 : 400, message);
+}
+
+/** A body as its reader answers it: the checked value, or the status and words of its BodyError. */
+export type BodyCheck = { body: Record<string, unknown> } | { error: { status: 400 | 413; message: string } };
+
+/** The body's bytes decoded, parsed and checked against `validate` (every step above), as a value rather than a throw. */
+export function checkedBody(o: { bytes: Uint8Array; validate: ValidateFunction; envelope: boolean }): BodyCheck {
+  try {
+    const body = jsonValue(utf8Text(o.bytes));
+    checkJsonObject(body);
+    checkSchema({ validate: o.validate, body, envelope: o.envelope });
+    return { body };
+  } catch (err) {
+    if (err instanceof BodyError) return { error: { status: err.status, message: err.message } };
+    throw err;
+  }
 }

@@ -5,7 +5,7 @@
  * parsed and checked there held the loop for more than 100 ms.
  */
 import { compileBody } from './ajv';
-import { BodyError, checkJsonObject, checkSchema, jsonValue, utf8Text } from './json-body';
+import { type BodyCheck, checkedBody } from './json-body';
 import { namedSchemas } from './named-schemas';
 import { SentimentRequestSchema } from './sentiment';
 import { SummaryRequestSchema } from './summary';
@@ -28,17 +28,11 @@ export interface ReadBodyInput {
   operation: ReadBodyOperation;
 }
 
-export type BodyReading = { error: { status: 400 | 413; message: string } } | { body: Record<string, unknown> };
-
 /** The body as `validate` leaves it (checked, cleaned), or the 400 it would answer. */
-export function readBody(input: ReadBodyInput): BodyReading {
-  try {
-    const body = jsonValue(utf8Text(input.bytes));
-    checkJsonObject(body);
-    checkSchema({ validate: compileBody(READ_BODY_SCHEMAS[input.operation], namedSchemas), body, envelope: false });
-    return { body };
-  } catch (err) {
-    if (err instanceof BodyError) return { error: { status: err.status, message: err.message } };
-    throw err;
-  }
+export function readBody(input: ReadBodyInput): BodyCheck {
+  return checkedBody({
+    bytes: input.bytes,
+    validate: compileBody(READ_BODY_SCHEMAS[input.operation], namedSchemas),
+    envelope: false,
+  });
 }

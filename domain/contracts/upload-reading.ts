@@ -7,7 +7,7 @@
  */
 import { articlesDelete, articlesUpload } from './article';
 import { casesUpload } from './case';
-import { BodyError, checkJsonObject, checkSchema, jsonValue, utf8Text } from './json-body';
+import { checkedBody } from './json-body';
 import { checkUploadItem, type UploadFailure, type UploadValidators } from './upload';
 
 /** The uploads a thread can read, by the validators they use. */
@@ -42,16 +42,9 @@ const encoder = new TextEncoder();
 
 export function readUpload(input: UploadReadingInput): UploadReading {
   const validators = VALIDATORS[input.kind];
-  let body: unknown;
-  try {
-    body = jsonValue(utf8Text(input.bytes));
-    checkJsonObject(body);
-    checkSchema({ validate: validators.envelope, body, envelope: true });
-  } catch (err) {
-    if (err instanceof BodyError) return { error: { status: err.status, message: err.message } };
-    throw err;
-  }
-  const all = body[validators.key] as Record<string, unknown>[];
+  const checked = checkedBody({ bytes: input.bytes, validate: validators.envelope, envelope: true });
+  if ('error' in checked) return checked;
+  const all = checked.body[validators.key] as Record<string, unknown>[];
   const parts: Uint8Array[] = [];
   const ends: number[] = [];
   const ids: string[] = [];

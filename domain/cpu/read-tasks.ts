@@ -23,7 +23,8 @@ import { tagMessages } from '../tags/model-engine';
 import { requestLanguage } from '../text/language';
 import { readUpload, type UploadReading, type UploadReadingInput } from '../contracts/upload-reading';
 import { moved } from './moved';
-import { type BodyReading, readBody, type ReadBodyInput } from '../contracts/read-body';
+import { readBody, type ReadBodyInput } from '../contracts/read-body';
+import type { BodyCheck } from '../contracts/json-body';
 
 /** Characters of a conversation its language is told from (text/language.ts reads 2,000). */
 const LANGUAGE_SAMPLE = 2000;
@@ -104,7 +105,7 @@ export function readUploadBody(input: UploadReadingInput): UploadReading {
 }
 
 /** A large body of a summary, sentiment or tag, decoded, parsed and checked (contracts/read-body.ts). */
-export function readRequestBody(input: ReadBodyInput): BodyReading {
+export function readRequestBody(input: ReadBodyInput): BodyCheck {
   return readBody(input);
 }
 
