@@ -19,8 +19,8 @@ import { modelPolicy, READ_POLICY, type ReadDeps, type ReadPolicy } from '../rea
 import type { OperationInput, OperationMiddleware } from '../request-state';
 import type { OperationId } from '../schemas/operations';
 import { serverTiming } from './server-timing';
-import { bodyOnThreads, ownBuffer } from './read-cpu';
-import { isReadBodyOperation, readBody } from '../../domain/contracts/read-body';
+import { readLargeBody } from './read-cpu';
+import { isReadBodyOperation } from '../../domain/contracts/read-body';
 import type { RouterDeps } from './types';
 import { modelFallbacks } from '../../domain/observability/metrics';
 import { operationOf } from '../middlewares/request-metrics';
@@ -106,14 +106,12 @@ async function requestInput<Id extends OperationId>(o: {
   const { ctx, deps, operationId } = o;
   const { rawBody } = ctx.state;
   if (!rawBody || !isReadBodyOperation(operationId)) return ctx.state.input;
-  const input = { bytes: rawBody, operation: operationId };
-  const pool = deps.cpu;
-  const reading = pool
-    ? await bodyOnThreads(() =>
-        pool.run({ task: 'readRequestBody', input, tenant: ctx.state.auth.tenant, transfer: ownBuffer(rawBody) }),
-      )
-    : readBody(input);
-  if ('error' in reading) throw new ApiError(reading.error.status, reading.error.message);
+  const reading = await readLargeBody({
+    pool: deps.cpu,
+    tenant: ctx.state.auth.tenant,
+    task: 'readRequestBody',
+    input: { bytes: rawBody, operation: operationId },
+  });
   return { ...ctx.state.input, body: reading.body } as OperationInput<Id>;
 }
 

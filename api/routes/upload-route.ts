@@ -10,9 +10,9 @@ import type { IngestResult } from '../../domain/weaviate/ingest';
 import { MAX_ITEM_BYTES, OPERATIONS, type Operation } from '../../workflows/constants';
 import { uploads } from '../../domain/observability/metrics';
 import type { CpuPool } from '../../domain/cpu/pool';
-import { readUpload, type UploadKind, type UploadReading } from '../../domain/contracts/upload-reading';
+import type { UploadKind, UploadReading } from '../../domain/contracts/upload-reading';
 import { ApiError, badRequest } from '../errors';
-import { bodyOnThreads, ownBuffer } from './read-cpu';
+import { readLargeBody } from './read-cpu';
 import { RawJson } from '../temporal-payloads';
 import { nextTurn, stepped } from '../event-loop-steps';
 import {
@@ -171,11 +171,12 @@ export function uploadHandler<T extends Record<string, unknown>>(o: {
   return async function uploadItems(ctx) {
     const { rawBody } = ctx.state;
     if (rawBody) {
-      const reading = await readLargeUpload({
-        cpu: o.cpu,
+      // Decoded, parsed and checked on a CPU thread; its valid items come back as JSON bytes.
+      const reading = await readLargeBody({
+        pool: o.cpu,
         tenant: ctx.state.auth.tenant,
-        bytes: rawBody,
-        kind: o.kind,
+        task: 'readUploadBody',
+        input: { bytes: rawBody, kind: o.kind, maxItemBytes: MAX_ITEM_BYTES },
       });
       ctx.body = await runUpload({
         ...runOptions(reading),
@@ -226,28 +227,6 @@ export function uploadHandler<T extends Record<string, unknown>>(o: {
       requestId: ctx.state.requestId,
     });
   };
-}
-
-/**
- * A large upload's body (left as bytes by the body reader, api/middlewares/body.ts) read on one of
- * the API's CPU threads in its tenant's turn: decoded, parsed and checked there, its valid items
- * back as JSON bytes. Without threads it is read here, on the event loop.
- */
-async function readLargeUpload(o: {
-  cpu?: CpuPool;
-  tenant: string;
-  bytes: Buffer;
-  kind: UploadKind;
-}): Promise<Extract<UploadReading, { json: Uint8Array }>> {
-  const input = { bytes: o.bytes, kind: o.kind, maxItemBytes: MAX_ITEM_BYTES };
-  const pool = o.cpu;
-  const reading: UploadReading = pool
-    ? await bodyOnThreads(() =>
-        pool.run({ task: 'readUploadBody', input, tenant: o.tenant, transfer: ownBuffer(o.bytes) }),
-      )
-    : readUpload(input);
-  if ('error' in reading) throw new ApiError(reading.error.status, reading.error.message);
-  return reading;
 }
 
 /** The items and failures of a large upload as read, answered 400 as a small one would be when none is valid. */

@@ -129,6 +129,8 @@ export type ReadTaskName = keyof ReadTasks;
 export type ReadCpu = <N extends ReadTaskName>(o: {
   task: N;
   input: Parameters<ReadTasks[N]>[0];
+  /** Buffers of `input` moved to the thread rather than copied (unusable here after); nothing in this thread. */
+  transfer?: ArrayBuffer[];
 }) => Promise<ReturnType<ReadTasks[N]>>;
 
 /** The tasks in the calling thread: the benches and the tests that call the domain directly. */
