@@ -377,7 +377,7 @@ async function latency(app: InProcessApp, o: Options) {
           "askInProcess (the workflow's steps: retrieval, local composition, storing the answer) and presentAnswer, with dependencies built like the worker's, in a process of its own (bench/lib/direct-ask-server.ts) called over loopback HTTP like the API; no Temporal",
         api: `POST /v1/assistant/ask over HTTP on the loopback to the API in a process of its own (api/server.ts, as npm start runs it), no Chat-Identifier; each ask a Temporal execution (workflows/ask.ts) run by that process's ask worker, ${o.keys} keys of the tenant in turn`,
       },
-      node_flags_both_processes: nodeServiceFlags(),
+      node_flags_both_processes: nodeServiceFlags({ process: 'api' }),
       calls_per_mode: { c1: o.c1Requests, [high]: o.highRequests },
       rounds: o.rounds,
       warmup_per_mode: o.warmup,

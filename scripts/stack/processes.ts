@@ -9,7 +9,12 @@ import { batchNice, Service, ServiceSpec, spawnService } from './services';
 
 const root = path.resolve(__dirname, '..', '..');
 
-export const DEFAULT_NODE_SERVICE_FLAGS = '--single-threaded-gc';
+/** Node's flags of each of our processes unless NODE_SERVICE_FLAGS is set (see nodeServiceFlags). */
+export const DEFAULT_NODE_FLAGS = {
+  worker: '--single-threaded-gc',
+  api: '--v8-pool-size=1',
+} as const;
+export type NodeProcess = keyof typeof DEFAULT_NODE_FLAGS;
 
 /** The ports of the API's and the worker's metrics endpoints (README, "Ports"). */
 export const METRICS_PORT_SETTINGS = [
@@ -32,16 +37,24 @@ export function metricsOffUnlessSet(env: NodeJS.ProcessEnv = process.env): Recor
 export const WORKER_ENTRY = 'worker/main.ts';
 
 /**
- * Node's flags for our processes: V8 collects garbage on the process's own thread
- * (`--single-threaded-gc`) instead of with helper threads. On a host whose few cores the services
- * keep busy, the helpers contend with the other processes for the same cores: at concurrency 16
- * the API process spent about 1.5 ms less CPU per ask this way (6 %), and bench:ask's in-process
- * baseline about 0.8 ms (docs/benchmarks.md, "Ask"). On a host with cores to spare,
- * `NODE_SERVICE_FLAGS=""` gives V8's defaults back; docker-compose.yml runs the same flags.
+ * Node's flags for one of our processes. The worker collects garbage on its own thread
+ * (`--single-threaded-gc`), not with helper threads: on a host whose few cores the services keep
+ * busy, the helpers contend with the other processes for the same cores; at concurrency 16 the
+ * API process spent about 1.5 ms less CPU per ask that way (6 %; docs/benchmarks.md, "Ask"). The
+ * API does not, because its event loop answers every tenant: a full collection of its heap on
+ * that thread blocked the loop for 80 to 105 ms during another tenant's 10 MB uploads. It keeps
+ * V8's concurrent marking, with one helper thread (`--v8-pool-size=1`) rather than one per core
+ * (docs/benchmarks.md, "Isolation"). Any other entry point (a benchmark's in-process baseline)
+ * runs as the API does. `NODE_SERVICE_FLAGS` replaces these flags for every process
+ * (`NODE_SERVICE_FLAGS=""` gives V8's defaults back); docker-compose.yml runs the same flags.
  */
-export function nodeServiceFlags(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.NODE_SERVICE_FLAGS ?? DEFAULT_NODE_SERVICE_FLAGS).split(/\s+/).filter(Boolean);
+export function nodeServiceFlags(o: { process: NodeProcess; env?: NodeJS.ProcessEnv }): string[] {
+  const env = o.env ?? process.env;
+  return (env.NODE_SERVICE_FLAGS ?? DEFAULT_NODE_FLAGS[o.process]).split(/\s+/).filter(Boolean);
 }
+
+/** Which of our processes an entry point is, for its node flags. */
+export const nodeProcessOf = (entry: string): NodeProcess => (entry === WORKER_ENTRY ? 'worker' : 'api');
 
 /** One of our entry points (`worker/main.ts`, `api/server.ts`) as a service, with its health check and port when it has them. */
 export function nodeSpec(o: {
@@ -58,7 +71,12 @@ export function nodeSpec(o: {
     // The worker does the batch work (ingestion, grading, tag training): below the API (batchNice).
     nice: o.entry === WORKER_ENTRY ? batchNice() : undefined,
     cmd: process.execPath,
-    args: [...nodeServiceFlags(), '-r', 'ts-node/register/transpile-only', path.join(root, o.entry)],
+    args: [
+      ...nodeServiceFlags({ process: nodeProcessOf(o.entry) }),
+      '-r',
+      'ts-node/register/transpile-only',
+      path.join(root, o.entry),
+    ],
     cwd: root,
     env: o.env,
     logDir: o.logDir,

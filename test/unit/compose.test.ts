@@ -355,11 +355,11 @@ describe('docker-compose.yml', () => {
   });
 
   it("runs every worker and API, of both profiles, with the launcher's node flags", () => {
-    const flags = nodeServiceFlags({});
-    assert.ok(flags.length > 0);
     const runs = Object.keys(compose.services).filter((name) => /(^|-)(worker|api)(-\d+)?$/.test(name));
     assert.equal(runs.length, 6, runs.join(', '));
     for (const name of runs) {
+      const flags = nodeServiceFlags({ process: /worker/.test(name) ? 'worker' : 'api', env: {} });
+      assert.ok(flags.length > 0);
       const command = commandOf(name).join(' ');
       const node = command.slice(command.lastIndexOf('node '));
       assert.ok(node.startsWith(`node ${flags.join(' ')} -r ts-node/register/transpile-only `), `${name}: ${command}`);
