@@ -12,7 +12,7 @@ const root = path.resolve(__dirname, '..', '..');
 /** Node's flags of each of our processes unless NODE_SERVICE_FLAGS is set (see nodeServiceFlags). */
 export const DEFAULT_NODE_FLAGS = {
   worker: '--single-threaded-gc',
-  api: '--v8-pool-size=1',
+  api: '--v8-pool-size=1 --heap-growing-percent=50',
 } as const;
 export type NodeProcess = keyof typeof DEFAULT_NODE_FLAGS;
 
@@ -41,9 +41,11 @@ export const WORKER_ENTRY = 'worker/main.ts';
  * (`--single-threaded-gc`), not with helper threads: on a host whose few cores the services keep
  * busy, the helpers contend with the other processes for the same cores; at concurrency 16 the
  * API process spent about 1.5 ms less CPU per ask that way (6 %; docs/benchmarks.md, "Ask"). The
- * API does not, because its event loop answers every tenant: a full collection of its heap on
- * that thread blocked the loop for 80 to 105 ms during another tenant's 10 MB uploads. It keeps
- * V8's concurrent marking, with one helper thread (`--v8-pool-size=1`) rather than one per core
+ * API does not, because its event loop answers every tenant: during another tenant's 10 MB
+ * uploads, collections on that thread held the loop for 80 to 105 ms. It keeps V8's concurrent
+ * marking, with one helper thread (`--v8-pool-size=1`) rather than one per core, and lets its old
+ * generation grow by half its live size between full collections (`--heap-growing-percent=50`)
+ * instead of the tenth V8 chose there, which ran a full collection of its 90 MB every 300 ms
  * (docs/benchmarks.md, "Isolation"). Any other entry point (a benchmark's in-process baseline)
  * runs as the API does. `NODE_SERVICE_FLAGS` replaces these flags for every process
  * (`NODE_SERVICE_FLAGS=""` gives V8's defaults back); docker-compose.yml runs the same flags.

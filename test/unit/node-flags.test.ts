@@ -10,7 +10,7 @@ import { nodeProcessOf, nodeServiceFlags, nodeSpec, WORKER_ENTRY } from '../../s
 describe('the node flags of our processes', () => {
   it('collect garbage on the worker thread, and with one helper thread in the API', () => {
     assert.deepEqual(nodeServiceFlags({ process: 'worker', env: {} }), ['--single-threaded-gc']);
-    assert.deepEqual(nodeServiceFlags({ process: 'api', env: {} }), ['--v8-pool-size=1']);
+    assert.deepEqual(nodeServiceFlags({ process: 'api', env: {} }), ['--v8-pool-size=1', '--heap-growing-percent=50']);
   });
 
   it('are replaced by NODE_SERVICE_FLAGS for both, and gone when it is empty', () => {
