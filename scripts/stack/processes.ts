@@ -68,17 +68,13 @@ export function nodeSpec(o: {
   ports?: number[];
   startTimeoutMs?: number;
 }): ServiceSpec {
+  const runs = nodeProcessOf(o.entry);
   return {
     name: o.name,
     // The worker does the batch work (ingestion, grading, tag training): below the API (batchNice).
-    nice: o.entry === WORKER_ENTRY ? batchNice() : undefined,
+    nice: runs === 'worker' ? batchNice() : undefined,
     cmd: process.execPath,
-    args: [
-      ...nodeServiceFlags({ process: nodeProcessOf(o.entry) }),
-      '-r',
-      'ts-node/register/transpile-only',
-      path.join(root, o.entry),
-    ],
+    args: [...nodeServiceFlags({ process: runs }), '-r', 'ts-node/register/transpile-only', path.join(root, o.entry)],
     cwd: root,
     env: o.env,
     logDir: o.logDir,

@@ -32,7 +32,7 @@ import {
   SQLITE_PRAGMAS,
   weaviateEnv,
 } from '../../scripts/stack/services';
-import { nodeServiceFlags } from '../../scripts/stack/processes';
+import { nodeProcessOf, nodeServiceFlags } from '../../scripts/stack/processes';
 import { monitoringServices } from '../../scripts/stack/monitoring';
 import { FILE_JOBS, STATIC_JOBS, prometheusConfig } from '../../scripts/stack/prometheus-config';
 import { OBSERVABILITY_VERSIONS } from '../../scripts/stack/provision-observability';
@@ -358,9 +358,9 @@ describe('docker-compose.yml', () => {
     const runs = Object.keys(compose.services).filter((name) => /(^|-)(worker|api)(-\d+)?$/.test(name));
     assert.equal(runs.length, 6, runs.join(', '));
     for (const name of runs) {
-      const flags = nodeServiceFlags({ process: /worker/.test(name) ? 'worker' : 'api', env: {} });
-      assert.ok(flags.length > 0);
       const command = commandOf(name).join(' ');
+      const flags = nodeServiceFlags({ process: nodeProcessOf(command.split(' ').pop()!), env: {} });
+      assert.ok(flags.length > 0);
       const node = command.slice(command.lastIndexOf('node '));
       assert.ok(node.startsWith(`node ${flags.join(' ')} -r ts-node/register/transpile-only `), `${name}: ${command}`);
     }
