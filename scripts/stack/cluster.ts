@@ -554,7 +554,7 @@ export async function balancerUp(ports: ClusterPorts, backends: string[]): Promi
 
 export function haproxySpec(o: {
   bin: string;
-  libraryPath: string;
+  sharedLibDir: string;
   ports: ClusterPorts;
   dataDir: string;
   logDir: string;
@@ -565,7 +565,7 @@ export function haproxySpec(o: {
     name: 'haproxy',
     cmd: o.bin,
     args: ['-f', file, '-db'],
-    env: o.libraryPath ? { LD_LIBRARY_PATH: o.libraryPath } : {},
+    env: o.sharedLibDir ? { LD_LIBRARY_PATH: o.sharedLibDir } : {},
     logDir: o.logDir,
     healthy: () => httpOk(`http://127.0.0.1:${o.ports.balancerStatus}/healthz`),
     startTimeoutMs: 30_000,

@@ -29,7 +29,7 @@ export interface ClusterBinaries {
   temporalUi: string;
   /** The folder holding `initdb`, `pg_ctl` and `postgres`. */
   postgresBin: string;
-  haproxy: { bin: string; libraryPath: string };
+  haproxy: { bin: string; sharedLibDir: string };
 }
 
 export function ensureTemporalServer(): Promise<string> {
@@ -114,13 +114,13 @@ export async function ensurePostgres(): Promise<string> {
  * HAProxy: HAPROXY_BIN, else `haproxy` on the PATH, else Debian's package and the libraries it
  * needs, fetched with `apt-get download` and unpacked into the cache with `dpkg -x`.
  */
-export async function ensureHaproxy(): Promise<{ bin: string; libraryPath: string }> {
+export async function ensureHaproxy(): Promise<{ bin: string; sharedLibDir: string }> {
   const named = process.env.HAPROXY_BIN || which('haproxy');
-  if (named) return { bin: named, libraryPath: '' };
+  if (named) return { bin: named, sharedLibDir: '' };
   const dir = path.join(cacheDir(), `haproxy-${CLUSTER_VERSIONS.haproxy}`);
   const root = path.join(dir, 'root');
   const bin = path.join(root, 'usr', 'sbin', 'haproxy');
-  const libraryPath = path.join(root, 'usr', 'lib', 'x86_64-linux-gnu');
+  const sharedLibDir = path.join(root, 'usr', 'lib', 'x86_64-linux-gnu');
   if (!fs.existsSync(bin)) {
     if (!which('apt-get') || !which('dpkg'))
       throw new Error(
@@ -144,9 +144,9 @@ export async function ensureHaproxy(): Promise<{ bin: string; libraryPath: strin
       if (out.status !== 0) throw new Error(`dpkg -x ${deb} failed: ${out.stderr}`);
     }
   }
-  const check = spawnSync(bin, ['-v'], { encoding: 'utf8', env: { ...process.env, LD_LIBRARY_PATH: libraryPath } });
+  const check = spawnSync(bin, ['-v'], { encoding: 'utf8', env: { ...process.env, LD_LIBRARY_PATH: sharedLibDir } });
   if (check.status !== 0) throw new Error(`${bin} does not run: ${check.stderr.trim()}`);
-  return { bin, libraryPath };
+  return { bin, sharedLibDir };
 }
 
 /** Everything the cluster topology runs beyond `npm start`'s services, one build after the other. */
