@@ -25,6 +25,7 @@ import {
   writeRulesFile,
 } from './lib/ifeval-rules';
 import { progress } from './lib/progress';
+import { loadFreshRules } from './lib/fresh-rules';
 import { isTuningRule, rewordRules } from './lib/reword';
 import { onTopicScores } from './lib/on-topic';
 import { sameLanguageScores } from './lib/same-language';
@@ -122,6 +123,40 @@ function details(graded: Graded[]) {
   };
 }
 
+const summaryLine = (s: ReturnType<typeof summary>) => ({
+  n: s.n,
+  agreement: s.agreement,
+  not_gradable: s.not_gradable,
+});
+
+/**
+ * Each language's fresh wording (bench/lib/fresh-rules.ts), graded and split by prompt key: the
+ * tuning half in detail (per type, its disagreements and unread rules), the held-out half as
+ * summaries (per type too: counts, no rule texts).
+ */
+function freshResults(items: IfevalItem[]) {
+  return Object.fromEntries(
+    loadFreshRules().map(({ language, rules }) => {
+      const graded = grade(items, rules, `fresh ${language} wording`);
+      const tuning = details(graded.filter(isTuningRule));
+      const heldout = graded.filter((g) => !isTuningRule(g));
+      const types = [...new Set(heldout.map((g) => g.type))].sort();
+      return [
+        language,
+        {
+          rules: rules.length,
+          tuning: { part: 'even prompt keys', ...tuning },
+          heldout: {
+            part: 'odd prompt keys',
+            ...summary(heldout),
+            per_type: Object.fromEntries(types.map((t) => [t, summary(heldout.filter((g) => g.type === t))])),
+          },
+        },
+      ];
+    }),
+  );
+}
+
 async function main() {
   const program = new Command()
     .description('Agreement of the built-in judge with the strict IFEval reference verdicts on the GPT-4 responses.')
@@ -173,6 +208,7 @@ async function main() {
   // The mechanical rewording (bench/lib/reword.ts): the tuning half's unread rules are shown, the test half's are not.
   const reworded = grade(items, rewordRules(items), 'reworded phrasing');
   const rewordedTuning = reworded.filter(isTuningRule);
+  const fresh = freshResults(items);
   const seconds = (Date.now() - started) / 1000;
   const alt =
     o.rules || o.phrasing !== 'alt'
@@ -196,6 +232,20 @@ async function main() {
         .filter((g) => g.outcome === 'not_applicable')
         .map((g) => ({ key: g.key, instruction: g.type, rule: g.rule })),
     },
+    fresh: {
+      method:
+        "IFEval instructions worded afresh, one file per language (bench/data/ifeval-fresh/README.md), each rule written from the instruction type and its arguments without the reader's phrasings",
+      split:
+        'tuning half: even prompt keys (its unread rules and disagreements are listed); held-out half: odd prompt keys (summaries only)',
+      sets: fresh,
+    },
+    /** The held-out half of each language's fresh wording: the figure the goals are judged on. */
+    languages: Object.fromEntries(
+      Object.entries(fresh).map(([language, set]) => [
+        language,
+        { agreement: set.heldout.agreement, not_gradable: set.heldout.not_gradable },
+      ]),
+    ),
     seconds: round(seconds, 2),
     gradable: main.gradable,
     fail_precision: main.fail_precision,
@@ -219,6 +269,10 @@ async function main() {
       : 'left out (--no-local-graders)',
     run: info,
   };
+  for (const [language, set] of Object.entries(fresh))
+    console.log(
+      `[judge] fresh ${language}: tuning half ${JSON.stringify(summaryLine(set.tuning))}; held-out half ${JSON.stringify(summaryLine(set.heldout))}`,
+    );
   console.log(
     `[judge] reworded: tuning half ${JSON.stringify(result.reworded.tuning)}; test half ${JSON.stringify(result.reworded.test)}`,
   );

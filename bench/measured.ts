@@ -108,7 +108,12 @@ export const MEASURED: Record<string, Measured> = {
       'scripts/stack/chat_server.py',
     ],
   },
-  'judge.json': { script: 'bench/judge.ts', paths: ['domain/evaluation/'] },
+  'judge.json': { script: 'bench/judge.ts', paths: ['domain/evaluation/', 'bench/data/ifeval-fresh/'] },
+  'judge-fresh-first-run.json': {
+    script: 'bench/judge.ts',
+    paths: [],
+    frozen: "the built-in judge's first run on the fresh wordings in six languages, before any change made for them",
+  },
   'judge-heldout-first-run.json': {
     script: 'bench/judge.ts',
     paths: [],

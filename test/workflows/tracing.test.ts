@@ -9,7 +9,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Headers, type Payload } from '@temporalio/common';
-import { Worker } from '@temporalio/worker';
+import type {
+  OpenTelemetrySinks,
+  SerializableSpan,
+} from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions';
+import { Worker, type InjectedSinks } from '@temporalio/worker';
 import { describe, it } from 'mocha';
 import type { Grading } from '../../domain/evaluation/results';
 import { workflowBundle } from '../../worker/workflow-bundle';
@@ -39,7 +43,15 @@ async function evaluateWith(header: Payload | undefined) {
       ...base,
       taskQueue,
       workflowBundle: await workflowBundle(),
-      sinks: { exporter: { export: { fn: (_info, spans) => exported.push(...spans.map((s) => s.name)) } } },
+      sinks: {
+        exporter: {
+          export: {
+            fn: (_info, spans: SerializableSpan[]) => {
+              exported.push(...spans.map((s) => s.name));
+            },
+          },
+        },
+      } satisfies InjectedSinks<OpenTelemetrySinks>,
     }),
     await Worker.create({
       ...base,
@@ -117,7 +129,11 @@ describe('workflow tracing: only sampled runs are traced', function () {
   });
 
   it('reads a header it cannot parse as sampled, leaving the decision to the interceptors', () => {
-    for (const carrier of [{}, { traceparent: 'garbage' }, { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-zz` }])
+    for (const carrier of [
+      {},
+      { traceparent: 'garbage' },
+      { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-zz` },
+    ])
       assert.equal(traceHeaderOf({ [TRACE_HEADER]: defaultPayloadConverter.toPayload(carrier) })?.sampled, true);
     assert.equal(traceHeaderOf({}), undefined);
   });
