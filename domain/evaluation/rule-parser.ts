@@ -11,6 +11,7 @@
 import type { Check } from './checks';
 import * as c from './readers-content';
 import * as s from './readers-structure';
+import { readByMeaning } from './meaning/reader';
 import { type Reader, RuleText } from './rule-text';
 
 export type { Check } from './checks';
@@ -168,12 +169,17 @@ function unreadClauses(rt: RuleText): string[] {
 
 export function readRule(description: string): ReadRule {
   const rt = new RuleText(description);
+  const byMeaning = readByMeaning({ masked: rt.written, quotes: rt.quotes });
+  // A rule in another language is read by meaning only: the family readers know English words.
+  if (byMeaning.lang !== 'en')
+    return byMeaning.check ? { check: byMeaning.check, unread: [] } : { unread: [description.trim()] };
   const checks: Check[] = [];
   for (const read of READERS) {
     const found = read(rt);
     if (found) checks.push(...(Array.isArray(found) ? found : [found]));
   }
-  if (checks.length === 0) return { unread: [description.trim()] };
+  if (checks.length === 0)
+    return byMeaning.check ? { check: byMeaning.check, unread: [] } : { unread: [description.trim()] };
   return { check: checks.length === 1 ? checks[0] : { kind: 'all', checks }, unread: unreadClauses(rt) };
 }
 

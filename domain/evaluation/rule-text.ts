@@ -103,8 +103,18 @@ const CLAUSE_CUT = new RegExp(
   'g',
 );
 
-/** Quote marks and their closing marks: "…", “…”, ‘…’, «…» and `…`, each on one line. */
-const CLOSING: Record<string, string> = { '"': '"', '“': '”', '‘': '’', '«': '»', '`': '`' };
+/** Quote marks and their closing marks: "…", “…”, ‘…’, «…», »…«, „…“, ‚…‘, ‹…› and `…`, each on one line. */
+const CLOSING: Record<string, string> = {
+  '"': '"',
+  '“': '”',
+  '‘': '’',
+  '«': '»',
+  '»': '«',
+  '„': '“',
+  '‚': '‘',
+  '‹': '›',
+  '`': '`',
+};
 /** Per quote mark: where its quote ends (the closing mark) or cannot end (a line break). */
 const QUOTE_END = new Map(Object.entries(CLOSING).map(([open, close]) => [open, new RegExp(`[${close}\n]`, 'g')]));
 /** '…': an apostrophe inside a word neither opens nor closes it. */
@@ -118,7 +128,7 @@ const APOSTROPHE_QUOTE = /(?<=^|[\s([{:,=])'((?:[^'\n]|(?<=\p{L})'(?=\p{L}))+?)'
 function quotedSpans(text: string): { start: number; end: number; inner: string }[] {
   const out: { start: number; end: number; inner: string }[] = [];
   const unclosedUntil = new Map<string, number>();
-  const marks = /["“‘«`']/g;
+  const marks = /["“‘«»„‚‹`']/g;
   for (let m = marks.exec(text); m; m = marks.exec(text)) {
     const start = m.index;
     const open = m[0];
@@ -136,7 +146,10 @@ function quotedSpans(text: string): { start: number; end: number; inner: string 
     stop.lastIndex = start + 1;
     const close = stop.exec(text)?.index ?? text.length;
     if (text[close] !== CLOSING[open]) unclosedUntil.set(open, close);
-    else if (close > start + 1) {
+    else if (open === '"' && /^\s|\s$/.test(text.slice(start + 1, close))) {
+      // `with " and end with "`: straight marks named, not a quote; the second may open one.
+      marks.lastIndex = start + 1;
+    } else if (close > start + 1) {
       out.push({ start, end: close + 1, inner: text.slice(start + 1, close) });
       marks.lastIndex = close + 1;
     }

@@ -1,0 +1,46 @@
+/**
+ * Language names in the six languages rules are written in, from the platform's own data
+ * (Intl.DisplayNames, CLDR): "canarés", "Persisch", "pendjabi" and "kannada" all name `kn`, `fa`,
+ * `pa`, `kn`. Only the languages the judge can tell apart (../language.ts) are named.
+ */
+import { LANGUAGE_CODES } from '../language';
+import { LANGUAGES, type Lang } from './lexicon';
+import { normalise } from './tokens';
+
+/** Other spellings in common use that CLDR does not give. */
+const ALIASES: Record<string, string> = {
+  farsi: 'fa',
+  panyabi: 'pa',
+  panjabi: 'pa',
+  pendjabi: 'pa',
+  kannada: 'kn',
+  suahili: 'sw',
+  kiswahili: 'sw',
+  bangla: 'bn',
+};
+
+let names: Map<string, string> | undefined;
+
+function nameTable(): Map<string, string> {
+  if (names) return names;
+  names = new Map(Object.entries(ALIASES));
+  for (const [name, code] of Object.entries(LANGUAGE_CODES)) if (/^[a-z]+$/.test(name)) names.set(name, code);
+  const codes = [...new Set(Object.values(LANGUAGE_CODES))];
+  for (const lang of LANGUAGES) {
+    const display = new Intl.DisplayNames([lang], { type: 'language', fallback: 'none' });
+    for (const code of codes) {
+      const name = display.of(code);
+      if (name && /^\p{L}+$/u.test(name)) names.set(normalise(name), code);
+    }
+  }
+  return names;
+}
+
+/** Words that are language names in one language but something else in the rule's ("e" in Italian…). */
+const NOT_NAMES: Partial<Record<Lang, string[]>> = {};
+
+/** The language code a word names, if it names one. */
+export function languageOfName(word: string, _next: string | undefined, lang: Lang): string | undefined {
+  if (NOT_NAMES[lang]?.includes(word)) return undefined;
+  return nameTable().get(word);
+}
