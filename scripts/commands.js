@@ -22,6 +22,7 @@ const commands = {
   tokens: { script: 'scripts/tokens.ts', node: TS_NODE },
   'eval:import': { script: 'scripts/eval-import.ts', node: TS_NODE },
   'eval:report': { script: 'scripts/eval-report.ts', node: LEAN },
+  'eval:rules': { script: 'scripts/eval-rules.ts', node: TS_NODE },
   bench: { script: 'scripts/stack/bench.ts', node: TS_NODE },
 };
 

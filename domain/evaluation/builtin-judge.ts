@@ -10,6 +10,7 @@ import { contentTokens } from '../ask/sentences';
 import { type CheckContext, type Message, runCheck } from './checks';
 import { boundGrading, boundRuleResult, listed } from './evidence';
 import { orderRuleResults, type Grading, type RuleResult } from './results';
+import { notUnderstoodHint } from './meaning/explain';
 import { readRule } from './rule-parser';
 
 export const BUILTIN_JUDGE = 'builtin-rules-v1';
@@ -25,7 +26,10 @@ export function gradeRule(rule: Pick<Rule, 'id' | 'description'>, ctx: CheckCont
 
 function ruleResult(rule: Pick<Rule, 'id' | 'description'>, ctx: CheckContext): RuleResult {
   const { check, unread } = readRule(rule.description);
-  if (!check) return { ruleId: rule.id, outcome: 'not_applicable', explanation: NEEDS_MODEL };
+  if (!check) {
+    const hint = notUnderstoodHint(rule.description);
+    return { ruleId: rule.id, outcome: 'not_applicable', explanation: hint ? `${NEEDS_MODEL} (${hint})` : NEEDS_MODEL };
+  }
   const r = runCheck(check, ctx);
   if (!unread.length || r.outcome === 'not_applicable')
     return { ruleId: rule.id, outcome: r.outcome, explanation: r.explanation };

@@ -137,6 +137,9 @@ class Rule {
       const from = best ? best.end - best.span : i;
       if (relation && !this.negatesWithin(from, best?.end ?? i) && this.negatedBefore(from))
         relation = INVERSE[relation];
+      // "nemmeno una volta", "ni una vez": not even once is fewer than one time.
+      if (!relation && t.number.article && this.tokens[i + 1]?.concepts.has('TIMES') && this.negatedBefore(i))
+        relation = 'less_than';
       // "pas une seule majuscule": an article is a count only when compared or counted ("una vez").
       const counts = relation || t.number.times || this.tokens[i + 1]?.concepts.has('TIMES');
       if (!t.number.article || counts) out.push({ at: i, value: t.number.value, relation, article: t.number.article });
@@ -228,8 +231,8 @@ function languageNamed(r: Rule, lang: Lang): string | undefined {
   return found.size === 1 ? [...found][0] : undefined;
 }
 
-/** Whether the case cue at `at` is negated ("no capital letters", "keine Großbuchstaben"). */
-const negated = (r: Rule, at: number) => r.near('NEG', at, { before: 3 });
+/** Whether the case cue at `at` is negated ("no capital letters", "keine Großbuchstaben", "mayúsculas no permitidas"). */
+const negated = (r: Rule, at: number) => r.near('NEG', at, { before: 3, after: 1 });
 
 function letterCase(r: Rule): 'lowercase' | 'uppercase' | undefined {
   // "no capital letters" asks for lower case, "keine Kleinbuchstaben" for capitals.
@@ -324,7 +327,8 @@ function readFamily(r: Rule, lang: Lang): Reading | undefined {
   const named = languageNamed(r, lang);
   if (named && !words.length) return { family: 'language', check: { kind: 'language', code: named } };
   if (r.has('JSON')) return { family: 'json', check: { kind: 'json' } };
-  if (r.has('QUOTES') && !words.some((w) => w !== '"')) return { family: 'quotation', check: { kind: 'quotation' } };
+  if (r.has('QUOTES') && !words.some((w) => /[\p{L}\d]/u.test(w)))
+    return { family: 'quotation', check: { kind: 'quotation' } };
   if (r.has('END') && words.length === 1)
     return { family: 'ends_with', check: { kind: 'ends_with', phrase: words[0] } };
   if (r.has('COMMA') && r.has('NEG')) return { family: 'no_commas', check: { kind: 'no_commas' } };
@@ -360,6 +364,47 @@ function unusedComparison(r: Rule, check: Check): boolean {
 /** The longest rule read by meaning: a rule states one or two requirements in a sentence or two. */
 export const MAX_TOKENS = 200;
 
+/** Concepts that name a family of their own: a rule naming one its reading does not cover states something more. */
+const STRONG: Concept[] = [
+  'COMMA',
+  'CAPITAL',
+  'LOWERCASE',
+  'JSON',
+  'TITLE',
+  'POSTSCRIPT',
+  'QUOTES',
+  'BULLET',
+  'HIGHLIGHT',
+  'PLACEHOLDER',
+  'PARAGRAPH',
+  'SECTION',
+  'REPEAT',
+];
+
+/** The strong concepts each family's own wordings use. */
+const OWN: Partial<Record<Family, Concept[]>> = {
+  repeat_request: ['REPEAT'],
+  postscript: ['POSTSCRIPT'],
+  title: ['TITLE'],
+  sections: ['SECTION'],
+  paragraph_first_word: ['PARAGRAPH'],
+  paragraphs: ['PARAGRAPH'],
+  bullets: ['BULLET', 'PLACEHOLDER'],
+  capital_words: ['CAPITAL'],
+  highlights: ['HIGHLIGHT', 'SECTION'],
+  placeholders: ['PLACEHOLDER'],
+  letter_frequency: ['CAPITAL', 'LOWERCASE'],
+  options: ['REPEAT'],
+  ends_with: ['REPEAT'],
+  letter_case: ['CAPITAL', 'LOWERCASE'],
+  json: ['JSON'],
+  quotation: ['QUOTES'],
+  no_commas: ['COMMA'],
+};
+
+/** A concept naming another family that the reading leaves out ("lowercase, and at least 50 words"). */
+const otherFamilyNamed = (r: Rule, family: Family) => STRONG.find((c) => r.has(c) && !(OWN[family] ?? []).includes(c));
+
 /** Reads `masked` (the rule with its quotes replaced by `⟦i⟧`) by meaning. */
 export function readByMeaning(o: { masked: string; quotes: string[] }): MeaningReading {
   const tokens = tokenise(o.masked);
@@ -372,5 +417,12 @@ export function readByMeaning(o: { masked: string; quotes: string[] }): MeaningR
   if (!reading) return { lang, reason: 'no rule family fits its words' };
   if (reading.check && unusedComparison(r, reading.check))
     return { lang, family: reading.family, reason: 'it states a count the reading does not use' };
+  const other = reading.check && otherFamilyNamed(r, reading.family);
+  if (other)
+    return {
+      lang,
+      family: reading.family,
+      reason: `it also names ${other.toLowerCase()}, which the reading does not use`,
+    };
   return { lang, ...reading };
 }

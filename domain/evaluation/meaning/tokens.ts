@@ -234,7 +234,7 @@ export function tagNumbers(tokens: Token[], lang: Lang): void {
     let times = false;
     for (let k = i; k < tokens.length && k < i + 6 && !times; k++) {
       const word = tokens[k].text;
-      if (span > 0 && joiners.has(word)) {
+      if (span > 0 && (joiners.has(word) || word === '-')) {
         if (k + 1 < tokens.length && numberParts(tokens[k + 1].text, lang)) continue;
         break;
       }
