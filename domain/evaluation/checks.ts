@@ -380,10 +380,14 @@ function evaluate(check: Check, ctx: CheckContext): CheckResult {
       );
     }
     case 'repeat_request': {
-      const request = check.text ?? requestToRepeat(ctx.messages);
+      // The request as the rule quotes it, or as the user sent it: a rule's own copy of the request
+      // may differ from what the user sent (a typo, a dropped line), and a copy of either is a copy.
+      const fromMessages = requestToRepeat(ctx.messages);
+      const request = check.text ?? fromMessages;
       if (!request)
         return { outcome: 'not_applicable', explanation: 'no user request in the messages to compare with' };
-      const ok = out.trim().toLowerCase().startsWith(request.trim().toLowerCase());
+      const starts = (text: string) => out.trim().toLowerCase().startsWith(text.trim().toLowerCase());
+      const ok = starts(request) || (fromMessages !== undefined && starts(fromMessages));
       return verdict(
         ok,
         ok

@@ -107,7 +107,8 @@ export const sections: Reader = (rt) => {
   const written = rt.quote(token) ?? rt.written.slice(markerAt, markerAt + token.length);
   const marker = written
     .replace(
-      /\s*(?:X|N|#|\d+|\{[^}]*\}|\[[^\]]*\]|<[^>]*>|followed\s+by\s+(?:its|the|a)\s+(?:number|index|numeral))\s*$/i,
+      // "SECTION X", "Part N", "Day 1", "Step {n}": the number's stand-in is a word of its own ("SECTION" keeps its N).
+      /(?:\s+(?:X|N)|\s*(?:#|\d+|\{[^}]*\}|\[[^\]]*\]|<[^>]*>)|\s+followed\s+by\s+(?:its|the|a)\s+(?:number|index|numeral))\s*$/i,
       '',
     )
     .trim();

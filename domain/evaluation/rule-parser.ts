@@ -11,7 +11,7 @@
 import type { Check } from './checks';
 import * as c from './readers-content';
 import * as s from './readers-structure';
-import { readByMeaning } from './meaning/reader';
+import { readByMeaning, readsClauses } from './meaning/reader';
 import { type Reader, RuleText } from './rule-text';
 
 export type { Check } from './checks';
@@ -167,20 +167,40 @@ function unreadClauses(rt: RuleText): string[] {
   return out;
 }
 
+/**
+ * Checks that one family's words made another reader see a family of its own: "3 words in all
+ * capital letters" is a count of words, not a response in capitals; "each section starting with
+ * "Section"" names the sections' marker, not how the response starts.
+ */
+function withoutEchoes(checks: Check[]): Check[] {
+  const counted = checks.some((c) => c.kind === 'capital_words');
+  const markers = checks.flatMap((c) => (c.kind === 'sections' ? [c.marker.toLowerCase()] : []));
+  return checks.filter(
+    (c) =>
+      !(counted && c.kind === 'uppercase') &&
+      !(c.kind === 'starts_with' && markers.some((m) => c.phrase.toLowerCase().startsWith(m))),
+  );
+}
+
 export function readRule(description: string): ReadRule {
   const rt = new RuleText(description);
   const byMeaning = readByMeaning({ masked: rt.written, quotes: rt.quotes });
+  const meant: ReadRule | undefined = byMeaning.check ? { check: byMeaning.check, unread: [] } : undefined;
   // A rule in another language is read by meaning only: the family readers know English words.
-  if (byMeaning.lang !== 'en')
-    return byMeaning.check ? { check: byMeaning.check, unread: [] } : { unread: [description.trim()] };
+  if (byMeaning.lang !== 'en') return meant ?? { unread: [description.trim()] };
   const checks: Check[] = [];
   for (const read of READERS) {
     const found = read(rt);
     if (found) checks.push(...(Array.isArray(found) ? found : [found]));
   }
-  if (checks.length === 0)
-    return byMeaning.check ? { check: byMeaning.check, unread: [] } : { unread: [description.trim()] };
-  return { check: checks.length === 1 ? checks[0] : { kind: 'all', checks }, unread: unreadClauses(rt) };
+  const kept = withoutEchoes(checks);
+  const unread = kept.length ? unreadClauses(rt) : [description.trim()];
+  // What the family readers did not read, the reader by meaning may: all of it, or the clauses
+  // they left, when those are about the family it read.
+  if (meant && (!kept.length || (unread.length && readsClauses({ family: byMeaning.family!, clauses: unread }))))
+    return meant;
+  if (!kept.length) return { unread };
+  return { check: kept.length === 1 ? kept[0] : { kind: 'all', checks: kept }, unread };
 }
 
 /** The check a description reads as (possibly only part of it: see `readRule`), or undefined. */

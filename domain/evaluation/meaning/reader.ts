@@ -178,6 +178,16 @@ class Rule {
     return this.tokens.flatMap((t) => (t.quote !== undefined ? [t.quote] : []));
   }
 
+  /** Whether the rule shows a highlight: a word between asterisks, `*like this*`. */
+  starred(): boolean {
+    return this.tokens.some(
+      (t, i) =>
+        t.text === '*' &&
+        /^\p{L}/u.test(this.tokens[i + 1]?.text ?? '') &&
+        this.tokens.slice(i + 2, i + 8).some((u) => u.text === '*'),
+    );
+  }
+
   literal(text: string): boolean {
     return this.tokens.some((t) => t.text === text) || this.quotes.some((q) => q.includes(text));
   }
@@ -299,7 +309,7 @@ function readFamily(r: Rule, lang: Lang): Reading | undefined {
     return counted('bullets', countOf(r, 'BULLET', 'exactly'), (count) => ({ kind: 'bullets', count }));
   if (r.has('CAPITAL') && r.has('WORD') && r.numbers.length)
     return counted('capital_words', countOf(r, 'WORD', undefined), (count) => ({ kind: 'capital_words', count }));
-  if ((r.has('HIGHLIGHT') || r.literal('*')) && r.numbers.length && !r.has('LETTER'))
+  if ((r.has('HIGHLIGHT') || r.starred()) && r.numbers.length && !r.has('LETTER'))
     return counted('highlights', countOf(r, 'HIGHLIGHT', 'at_least'), (count) => ({ kind: 'highlights', count }));
   if ((r.has('PLACEHOLDER') || r.literal('[')) && r.numbers.length && !r.has('LETTER'))
     return counted('placeholders', countOf(r, 'PLACEHOLDER', 'at_least'), (count) => ({
@@ -333,7 +343,8 @@ function readFamily(r: Rule, lang: Lang): Reading | undefined {
     return { family: 'ends_with', check: { kind: 'ends_with', phrase: words[0] } };
   if (r.has('COMMA') && r.has('NEG')) return { family: 'no_commas', check: { kind: 'no_commas' } };
   if (words.length && r.has('NEG')) return { family: 'forbidden_words', check: { kind: 'forbidden_words', words } };
-  if (words.length && r.has('WORD')) return { family: 'keywords', check: { kind: 'keywords', words } };
+  if (words.length && (r.has('WORD') || r.has('INCLUDE')))
+    return { family: 'keywords', check: { kind: 'keywords', words } };
   for (const [unit, kind] of [
     ['WORD', 'words'],
     ['SENTENCE', 'sentences'],
@@ -404,6 +415,49 @@ const OWN: Partial<Record<Family, Concept[]>> = {
 
 /** A concept naming another family that the reading leaves out ("lowercase, and at least 50 words"). */
 const otherFamilyNamed = (r: Rule, family: Family) => STRONG.find((c) => r.has(c) && !(OWN[family] ?? []).includes(c));
+
+const COMPARISON: Concept[] = ['AT_LEAST', 'AT_MOST', 'LESS', 'MORE', 'EXACTLY', 'OR_MORE', 'OR_LESS', 'TIMES'];
+
+/** The concepts each family's wordings are made of: a clause naming none of them says something else. */
+const WORDS_OF: Record<Family, Concept[]> = {
+  repeat_request: ['REPEAT', 'REQUEST', 'START'],
+  two_responses: ['NEG'],
+  options: ['ONE_OF', 'REPEAT', 'NEG'],
+  postscript: ['POSTSCRIPT', 'END', 'START'],
+  title: ['TITLE'],
+  sections: ['SECTION', 'START', ...COMPARISON],
+  paragraph_first_word: ['PARAGRAPH', 'START', 'WORD', 'LAST', ...COMPARISON],
+  paragraphs: ['PARAGRAPH', ...COMPARISON],
+  bullets: ['BULLET', ...COMPARISON],
+  capital_words: ['CAPITAL', 'WORD', ...COMPARISON],
+  highlights: ['HIGHLIGHT', 'SECTION', ...COMPARISON],
+  placeholders: ['PLACEHOLDER', ...COMPARISON],
+  letter_frequency: ['LETTER', 'CAPITAL', 'LOWERCASE', 'NEG', ...COMPARISON],
+  keyword_frequency: ['WORD', 'INCLUDE', 'NEG', ...COMPARISON],
+  letter_case: ['CAPITAL', 'LOWERCASE', 'LETTER', 'NEG'],
+  language: [],
+  json: ['JSON'],
+  quotation: ['QUOTES', 'START', 'END'],
+  ends_with: ['END', 'REPEAT', 'NEG'],
+  no_commas: ['COMMA', 'NEG'],
+  forbidden_words: ['NEG', 'WORD', 'INCLUDE'],
+  keywords: ['WORD', 'INCLUDE'],
+  length: ['WORD', 'SENTENCE', 'NEG', ...COMPARISON],
+};
+
+/**
+ * Whether a reading of `family` accounts for `clauses` (what the family readers left unread of an
+ * English rule): each must name one of the family's concepts ("… and have to appear" does for
+ * required words; "… and mention the ticket ID" does not for a length).
+ */
+export function readsClauses(o: { family: Family; clauses: string[] }): boolean {
+  const own = new Set(WORDS_OF[o.family]);
+  return o.clauses.every((clause) => {
+    const tokens = tokenise(clause);
+    tagConcepts(tokens, 'en');
+    return tokens.some((t) => [...t.concepts.keys()].some((c) => own.has(c)));
+  });
+}
 
 /** Reads `masked` (the rule with its quotes replaced by `⟦i⟧`) by meaning. */
 export function readByMeaning(o: { masked: string; quotes: string[] }): MeaningReading {
