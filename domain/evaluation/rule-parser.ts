@@ -11,7 +11,7 @@
 import type { Check } from './checks';
 import * as c from './readers-content';
 import * as s from './readers-structure';
-import { readByMeaning, readsClauses } from './meaning/reader';
+import { missesFamily, readByMeaning, readsClauses } from './meaning/reader';
 import { type Reader, RuleText } from './rule-text';
 
 export type { Check } from './checks';
@@ -197,7 +197,12 @@ export function readRule(description: string): ReadRule {
   const unread = kept.length ? unreadClauses(rt) : [description.trim()];
   // What the family readers did not read, the reader by meaning may: all of it, or the clauses
   // they left, when those are about the family it read.
-  if (meant && (!kept.length || (unread.length && readsClauses({ family: byMeaning.family!, clauses: unread }))))
+  if (
+    meant &&
+    (!kept.length ||
+      (unread.length && readsClauses({ family: byMeaning.family!, clauses: unread })) ||
+      missesFamily({ family: byMeaning.family!, checks: kept }))
+  )
     return meant;
   if (!kept.length) return { unread };
   return { check: kept.length === 1 ? kept[0] : { kind: 'all', checks: kept }, unread };

@@ -459,6 +459,32 @@ export function readsClauses(o: { family: Family; clauses: string[] }): boolean 
   });
 }
 
+/** The check kinds a family's reading is made of, for the families whose words are unmistakable. */
+const KINDS_OF: Partial<Record<Family, Check['kind'][]>> = {
+  sections: ['sections'],
+  capital_words: ['capital_words'],
+  paragraph_first_word: ['paragraph_first_word'],
+  paragraphs: ['paragraphs'],
+  bullets: ['bullets'],
+  highlights: ['highlights'],
+  placeholders: ['placeholders'],
+  postscript: ['postscript'],
+  title: ['title'],
+  repeat_request: ['repeat_request'],
+};
+
+/**
+ * Whether the family readers' checks miss the family the reader by meaning read, when that family's
+ * words are unmistakable (sections, words in capitals, bullets…): "5 sections, each starting with
+ * "Section"" read as a response starting with "Section" misses the sections.
+ */
+export function missesFamily(o: { family: Family; checks: Check[] }): boolean {
+  const kinds = KINDS_OF[o.family];
+  if (!kinds) return false;
+  const flat = o.checks.flatMap((c) => (c.kind === 'all' ? c.checks : [c]));
+  return !flat.some((c) => kinds.includes(c.kind));
+}
+
 /** Reads `masked` (the rule with its quotes replaced by `⟦i⟧`) by meaning. */
 export function readByMeaning(o: { masked: string; quotes: string[] }): MeaningReading {
   const tokens = tokenise(o.masked);
