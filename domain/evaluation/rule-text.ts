@@ -8,7 +8,7 @@
 import type { Check, Count, Relation } from './checks';
 import { plainWording } from './rule-wording';
 
-const SMALL: Record<string, number> = {
+export const SMALL_NUMBERS: Record<string, number> = {
   zero: 0,
   one: 1,
   two: 2,
@@ -31,7 +31,7 @@ const SMALL: Record<string, number> = {
   nineteen: 19,
   dozen: 12,
 };
-const TENS: Record<string, number> = {
+export const TENS: Record<string, number> = {
   twenty: 20,
   thirty: 30,
   forty: 40,
@@ -68,20 +68,24 @@ const sameLength = (s: string, re: RegExp, fn: (...g: string[]) => string) =>
  * "300", "a dozen" → "12", "twice" → "2×" (× stands for "times").
  */
 export function numbersToDigits(s: string): string {
-  const small = Object.keys(SMALL).join('|');
+  const small = Object.keys(SMALL_NUMBERS).join('|');
   const tens = Object.keys(TENS).join('|');
   const unit = `(?:(${tens})(?:[\\s-](${small}))?|(${small}))`;
   let out = sameLength(s, /\b\d{1,3}(?:,\d{3})+\b/g, (x) => x.replace(/,/g, ''));
   out = sameLength(out, new RegExp(`\\b(?:a|an|${unit})\\s+(hundred|thousand)\\b`, 'gi'), (_x, t, u, sm, scale) => {
-    const base = t ? TENS[t.toLowerCase()] + (u ? SMALL[u.toLowerCase()] : 0) : sm ? SMALL[sm.toLowerCase()] : 1;
+    const base = t
+      ? TENS[t.toLowerCase()] + (u ? SMALL_NUMBERS[u.toLowerCase()] : 0)
+      : sm
+        ? SMALL_NUMBERS[sm.toLowerCase()]
+        : 1;
     return String(base * (scale.toLowerCase() === 'hundred' ? 100 : 1000));
   });
   out = sameLength(out, /\b(\d+)\s+hundred\b/gi, (_x, n) => String(Number(n) * 100));
   out = sameLength(out, new RegExp(`\\b(${tens})(?:[\\s-](${small}))?\\b`, 'gi'), (_x, t, u) =>
-    String(TENS[t.toLowerCase()] + (u ? SMALL[u.toLowerCase()] : 0)),
+    String(TENS[t.toLowerCase()] + (u ? SMALL_NUMBERS[u.toLowerCase()] : 0)),
   );
   out = sameLength(out, new RegExp(`\\b(?:a\\s+)?(${small})\\b`, 'gi'), (x, w) =>
-    /^a\s/i.test(x) && w.toLowerCase() !== 'dozen' ? x : String(SMALL[w.toLowerCase()]),
+    /^a\s/i.test(x) && w.toLowerCase() !== 'dozen' ? x : String(SMALL_NUMBERS[w.toLowerCase()]),
   );
   out = sameLength(out, /\b(?:twice|thrice)\b/gi, (x) => (x.toLowerCase() === 'twice' ? '2×' : '3×'));
   // The lookbehind comes after "once": checked first, it would rescan a run of blanks at each of them.

@@ -10,6 +10,8 @@
  * starting with it.
  */
 
+import { SMALL_NUMBERS, TENS } from '../rule-text';
+
 export const LANGUAGES = ['en', 'es', 'de', 'fr', 'pt', 'it'] as const;
 export type Lang = (typeof LANGUAGES)[number];
 
@@ -604,43 +606,11 @@ export const CONCEPTS: Lexicon = {
   },
 };
 
-/** Number words, 0 to 19, the tens and the multipliers, by language (see numbers.ts for how they compose). */
+/** Number words, 0 to 19, the tens and the multipliers, by language (tokens.ts composes them). */
 export const NUMBER_WORDS: Record<Lang, Record<string, number>> = {
-  en: {
-    zero: 0,
-    one: 1,
-    two: 2,
-    three: 3,
-    four: 4,
-    five: 5,
-    six: 6,
-    seven: 7,
-    eight: 8,
-    nine: 9,
-    ten: 10,
-    eleven: 11,
-    twelve: 12,
-    thirteen: 13,
-    fourteen: 14,
-    fifteen: 15,
-    sixteen: 16,
-    seventeen: 17,
-    eighteen: 18,
-    nineteen: 19,
-    twenty: 20,
-    thirty: 30,
-    forty: 40,
-    fifty: 50,
-    sixty: 60,
-    seventy: 70,
-    eighty: 80,
-    ninety: 90,
-    once: 1,
-    twice: 2,
-    thrice: 3,
-    dozen: 12,
-    single: 1,
-  },
+  // English's are the family readers' own (rule-text.ts), with the counts said in one word.
+  en: { ...SMALL_NUMBERS, ...TENS, once: 1, twice: 2, thrice: 3, single: 1 },
+
   es: {
     cero: 0,
     uno: 1,
