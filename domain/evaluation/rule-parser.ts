@@ -1,5 +1,5 @@
 /**
- * Reads a rule's plain-English description into a typed check the built-in judge can grade, or
+ * Reads a rule's description into a typed check the built-in judge can grade, or
  * `undefined` when it cannot read it (such a rule needs a model judge). The readers
  * (readers-structure.ts, readers-content.ts) understand English variants of each family, not one template: "Answer with
  * at least 300 words", "no fewer than 300 words", "Use 300+ words" and "Keep it under 50 words" are
@@ -7,6 +7,10 @@
  * capital letters") becomes one check of kind `all`. What the readers leave over is looked at
  * too: a clause that still reads like an instruction ("… and mention the ticket ID") is returned as
  * `unread`, so the judge never passes a rule it only partly understood.
+ *
+ * A rule in Spanish, German, French, Portuguese or Italian is read by the reader by meaning
+ * (meaning/reader.ts) alone; an English one by it too when the family readers read nothing, leave
+ * clauses about the family it read, or miss a family whose words are unmistakable.
  */
 import type { Check } from './checks';
 import * as c from './readers-content';
