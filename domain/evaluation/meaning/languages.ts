@@ -4,7 +4,7 @@
  * `pa`, `kn`. Only the languages the judge can tell apart (../language.ts) are named.
  */
 import { LANGUAGE_CODES } from '../language';
-import { LANGUAGES, type Lang } from './lexicon';
+import { LANGUAGES } from './lexicon';
 import { normalise } from './tokens';
 
 /** Other spellings in common use that CLDR does not give. */
@@ -36,11 +36,5 @@ function nameTable(): Map<string, string> {
   return names;
 }
 
-/** Words that are language names in one language but something else in the rule's ("e" in Italian…). */
-const NOT_NAMES: Partial<Record<Lang, string[]>> = {};
-
-/** The language code a word names, if it names one. */
-export function languageOfName(word: string, _next: string | undefined, lang: Lang): string | undefined {
-  if (NOT_NAMES[lang]?.includes(word)) return undefined;
-  return nameTable().get(word);
-}
+/** The language code a word (normalised) names, if it names one. */
+export const languageOfName = (word: string): string | undefined => nameTable().get(word);

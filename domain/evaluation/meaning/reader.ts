@@ -227,17 +227,15 @@ const notAtAll: Count = { relation: 'less_than', n: 1 };
 /** The marker of a sections rule: the quote's first word ("SECTION X" → "SECTION"). */
 const markerOf = (quote: string) => quote.trim().split(/\s+/)[0] ?? '';
 
-function withLanguage(r: Rule, lang: Lang, check: Check): Check {
-  const named = languageNamed(r, lang);
+/** The check, and the language the rule names, if it names one ("in English and in lowercase"). */
+function withLanguage(r: Rule, check: Check): Check {
+  const named = languageNamed(r);
   return named ? { kind: 'all', checks: [check, { kind: 'language', code: named }] } : check;
 }
 
-function languageNamed(r: Rule, lang: Lang): string | undefined {
-  const found = new Set<string>();
-  r.tokens.forEach((t, i) => {
-    const code = languageOfName(t.text, r.tokens[i + 1]?.text, lang);
-    if (code) found.add(code);
-  });
+/** The one language the rule names, by a name in any of the six languages. */
+function languageNamed(r: Rule): string | undefined {
+  const found = new Set(r.tokens.flatMap((t) => languageOfName(t.text) ?? []));
   return found.size === 1 ? [...found][0] : undefined;
 }
 
@@ -258,7 +256,7 @@ const counted = (family: Family, result: CountResult, check: (count: Count) => C
   'count' in result ? { family, check: check(result.count) } : { family, reason: result.reason };
 
 /** The family the rule's concepts point to, and its reading; undefined when none fits. */
-function readFamily(r: Rule, lang: Lang): Reading | undefined {
+function readFamily(r: Rule): Reading | undefined {
   const quotes = r.quoteTokens().map((i) => r.quotes[i].trim());
   const words = quotes.filter((q) => q.length > 0);
   if (r.has('REPEAT') && r.has('REQUEST')) return { family: 'repeat_request', check: { kind: 'repeat_request' } };
@@ -333,8 +331,8 @@ function readFamily(r: Rule, lang: Lang): Reading | undefined {
       count,
     }));
   const caseOf = letterCase(r);
-  if (caseOf && !r.numbers.length) return { family: 'letter_case', check: withLanguage(r, 'en', { kind: caseOf }) };
-  const named = languageNamed(r, lang);
+  if (caseOf && !r.numbers.length) return { family: 'letter_case', check: withLanguage(r, { kind: caseOf }) };
+  const named = languageNamed(r);
   if (named && !words.length) return { family: 'language', check: { kind: 'language', code: named } };
   if (r.has('JSON')) return { family: 'json', check: { kind: 'json' } };
   if (r.has('QUOTES') && !words.some((w) => /[\p{L}\d]/u.test(w)))
@@ -493,7 +491,7 @@ export function readByMeaning(o: { masked: string; quotes: string[] }): MeaningR
   tagConcepts(tokens, lang);
   tagNumbers(tokens, lang);
   const r = new Rule(tokens, o.quotes);
-  const reading = readFamily(r, lang);
+  const reading = readFamily(r);
   if (!reading) return { lang, reason: 'no rule family fits its words' };
   if (reading.check && unusedComparison(r, reading.check))
     return { lang, family: reading.family, reason: 'it states a count the reading does not use' };
