@@ -25,9 +25,9 @@ export function gradeRule(rule: Pick<Rule, 'id' | 'description'>, ctx: CheckCont
 }
 
 function ruleResult(rule: Pick<Rule, 'id' | 'description'>, ctx: CheckContext): RuleResult {
-  const { check, unread } = readRule(rule.description);
+  const { check, unread, meaning } = readRule(rule.description);
   if (!check) {
-    const hint = notUnderstoodHint(rule.description);
+    const hint = notUnderstoodHint(meaning);
     return { ruleId: rule.id, outcome: 'not_applicable', explanation: hint ? `${NEEDS_MODEL} (${hint})` : NEEDS_MODEL };
   }
   const r = runCheck(check, ctx);

@@ -382,12 +382,11 @@ function evaluate(check: Check, ctx: CheckContext): CheckResult {
     case 'repeat_request': {
       // The request as the rule quotes it, or as the user sent it: a rule's own copy of the request
       // may differ from what the user sent (a typo, a dropped line), and a copy of either is a copy.
-      const fromMessages = requestToRepeat(ctx.messages);
-      const request = check.text ?? fromMessages;
-      if (!request)
+      const requests = [check.text, requestToRepeat(ctx.messages)].filter((r): r is string => r !== undefined);
+      if (!requests.length)
         return { outcome: 'not_applicable', explanation: 'no user request in the messages to compare with' };
-      const starts = (text: string) => out.trim().toLowerCase().startsWith(text.trim().toLowerCase());
-      const ok = starts(request) || (fromMessages !== undefined && starts(fromMessages));
+      const [request] = requests;
+      const ok = requests.some((r) => out.trim().toLowerCase().startsWith(r.trim().toLowerCase()));
       return verdict(
         ok,
         ok

@@ -15,7 +15,7 @@
 import type { Check } from './checks';
 import * as c from './readers-content';
 import * as s from './readers-structure';
-import { missesFamily, readByMeaning, readsClauses } from './meaning/reader';
+import { type MeaningReading, missesFamily, readByMeaning, readsClauses } from './meaning/reader';
 import { type Reader, RuleText } from './rule-text';
 
 export type { Check } from './checks';
@@ -72,6 +72,8 @@ export interface ReadRule {
   check?: Check;
   /** Clauses left over that still read like instructions the judge cannot check. */
   unread: string[];
+  /** The reading by meaning, kept to tell the author of a rule not understood what is closest. */
+  meaning: MeaningReading;
 }
 
 /** Words that state an instruction. */
@@ -189,9 +191,11 @@ function withoutEchoes(checks: Check[]): Check[] {
 export function readRule(description: string): ReadRule {
   const rt = new RuleText(description);
   const byMeaning = readByMeaning({ masked: rt.written, quotes: rt.quotes });
-  const meant: ReadRule | undefined = byMeaning.check ? { check: byMeaning.check, unread: [] } : undefined;
+  const meant: ReadRule | undefined = byMeaning.check
+    ? { check: byMeaning.check, unread: [], meaning: byMeaning }
+    : undefined;
   // A rule in another language is read by meaning only: the family readers know English words.
-  if (byMeaning.lang !== 'en') return meant ?? { unread: [description.trim()] };
+  if (byMeaning.lang !== 'en') return meant ?? { unread: [description.trim()], meaning: byMeaning };
   const checks: Check[] = [];
   for (const read of READERS) {
     const found = read(rt);
@@ -208,8 +212,8 @@ export function readRule(description: string): ReadRule {
       missesFamily({ family: byMeaning.family!, checks: kept }))
   )
     return meant;
-  if (!kept.length) return { unread };
-  return { check: kept.length === 1 ? kept[0] : { kind: 'all', checks: kept }, unread };
+  if (!kept.length) return { unread, meaning: byMeaning };
+  return { check: kept.length === 1 ? kept[0] : { kind: 'all', checks: kept }, unread, meaning: byMeaning };
 }
 
 /** The check a description reads as (possibly only part of it: see `readRule`), or undefined. */

@@ -140,7 +140,10 @@ describe('what the judge understood of a rule', () => {
     assert.equal(e.understood, false);
     assert.deepEqual(!e.understood && e.closest, { family: 'no commas', example: 'Do not use any commas.' });
     assert.equal(explainRule('Die Antwort darf höchstens 5 Sätze haben.').understood, true);
-    assert.match(notUnderstoodHint('Usa menos comas.') ?? '', /^closest rule the judge reads: no commas, e\.g\. "/);
-    assert.equal(notUnderstoodHint('Sé amable con el cliente.'), undefined);
+    assert.match(
+      notUnderstoodHint(read('Usa menos comas.').meaning) ?? '',
+      /^closest rule the judge reads: no commas, e\.g\. "/,
+    );
+    assert.equal(notUnderstoodHint(read('Sé amable con el cliente.').meaning), undefined);
   });
 });

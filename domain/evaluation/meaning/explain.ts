@@ -7,10 +7,8 @@
 import { describeCount, type Check } from '../checks';
 import { languageName } from '../language';
 import { readRule } from '../rule-parser';
-import { RuleText } from '../rule-text';
 import type { Concept } from './lexicon';
-import { readByMeaning, type Family, type MeaningReading } from './reader';
-import { tagConcepts, tokenise } from './tokens';
+import type { Family, MeaningReading } from './reader';
 
 const q = (s: string) => JSON.stringify(s);
 const list = (words: string[]) => words.map(q).join(', ');
@@ -187,11 +185,9 @@ export type RuleExplanation =
   | { understood: false; reason: string; closest?: { family: string; example: string } };
 
 /** The family whose concepts the rule names most (its own words, in any of the six languages). */
-function closestFamily(rt: RuleText, meaning: MeaningReading): Family | undefined {
+function closestFamily(meaning: MeaningReading): Family | undefined {
   if (meaning.family) return meaning.family;
-  const tokens = tokenise(rt.written);
-  tagConcepts(tokens, meaning.lang);
-  const named = new Set(tokens.flatMap((t) => [...t.concepts.keys()]));
+  const named = meaning.named();
   let best: Family | undefined;
   let bestScore = 0;
   for (const [name, f] of Object.entries(FAMILIES) as [Family, (typeof FAMILIES)[Family]][]) {
@@ -203,14 +199,12 @@ function closestFamily(rt: RuleText, meaning: MeaningReading): Family | undefine
 
 /** How the judge reads `description`: its canonical sentence, or why not and what would be read. */
 export function explainRule(description: string): RuleExplanation {
-  const { check, unread } = readRule(description);
+  const { check, unread, meaning } = readRule(description);
   if (check && !unread.length) return { understood: true, reading: describeCheck(check) };
-  const rt = new RuleText(description);
-  const meaning = readByMeaning({ masked: rt.written, quotes: rt.quotes });
   const reason = check
     ? `only part was read (${describeCheck(check)}); not read: ${unread.join('; ')}`
     : (meaning.reason ?? 'no rule family fits its words');
-  const family = closestFamily(rt, meaning);
+  const family = closestFamily(meaning);
   return {
     understood: false,
     reason,
@@ -218,9 +212,11 @@ export function explainRule(description: string): RuleExplanation {
   };
 }
 
-/** One line for an evaluate result's rule not understood: the closest family and a wording that would be read. */
-export function notUnderstoodHint(description: string): string | undefined {
-  const rt = new RuleText(description);
-  const family = closestFamily(rt, readByMeaning({ masked: rt.written, quotes: rt.quotes }));
+/**
+ * One line for an evaluate result's rule not understood (`meaning`: readRule's reading of it by
+ * meaning): the closest family and a wording that would be read.
+ */
+export function notUnderstoodHint(meaning: MeaningReading): string | undefined {
+  const family = closestFamily(meaning);
   return family && `closest rule the judge reads: ${FAMILIES[family].name}, e.g. ${q(FAMILIES[family].example)}`;
 }

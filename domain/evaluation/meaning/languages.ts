@@ -7,16 +7,10 @@ import { LANGUAGE_CODES } from '../language';
 import { LANGUAGES } from './lexicon';
 import { normalise } from './tokens';
 
-/** Other spellings in common use that CLDR does not give. */
+/** Other spellings in common use that neither CLDR nor the English names (LANGUAGE_CODES) give. */
 const ALIASES: Record<string, string> = {
-  farsi: 'fa',
   panyabi: 'pa',
-  panjabi: 'pa',
-  pendjabi: 'pa',
-  kannada: 'kn',
   suahili: 'sw',
-  kiswahili: 'sw',
-  bangla: 'bn',
 };
 
 let names: Map<string, string> | undefined;

@@ -46,6 +46,8 @@ export interface MeaningReading {
   check?: Check;
   /** Why a family that fitted was not read. */
   reason?: string;
+  /** The concepts the rule names (found when first asked for a rule too long to read). */
+  named: () => Set<Concept>;
 }
 
 /** A number the rule says, with the comparison said with it, if any. */
@@ -74,18 +76,23 @@ const RELATIONS: [Concept, Count['relation']][] = [
   ['EXACTLY', 'exactly'],
 ];
 
+/** The concepts tagged on any of `tokens`. */
+const namedIn = (tokens: Token[]) => new Set(tokens.flatMap((t) => [...t.concepts.keys()]));
+
 class Rule {
-  readonly has: (c: Concept) => boolean;
+  readonly named: Set<Concept>;
   readonly numbers: Said[];
 
   constructor(
     readonly tokens: Token[],
     readonly quotes: string[],
   ) {
-    const seen = new Set<Concept>();
-    for (const t of tokens) for (const c of t.concepts.keys()) seen.add(c);
-    this.has = (c) => seen.has(c);
+    this.named = namedIn(tokens);
     this.numbers = this.readNumbers();
+  }
+
+  has(c: Concept): boolean {
+    return this.named.has(c);
   }
 
   /** Where concept `c` starts, every time. */
@@ -457,19 +464,19 @@ export function readsClauses(o: { family: Family; clauses: string[] }): boolean 
   });
 }
 
-/** The check kinds a family's reading is made of, for the families whose words are unmistakable. */
-const KINDS_OF: Partial<Record<Family, Check['kind'][]>> = {
-  sections: ['sections'],
-  capital_words: ['capital_words'],
-  paragraph_first_word: ['paragraph_first_word'],
-  paragraphs: ['paragraphs'],
-  bullets: ['bullets'],
-  highlights: ['highlights'],
-  placeholders: ['placeholders'],
-  postscript: ['postscript'],
-  title: ['title'],
-  repeat_request: ['repeat_request'],
-};
+/** The families whose words are unmistakable; each is read as the check kind of its name. */
+const UNMISTAKABLE = new Set<Family & Check['kind']>([
+  'sections',
+  'capital_words',
+  'paragraph_first_word',
+  'paragraphs',
+  'bullets',
+  'highlights',
+  'placeholders',
+  'postscript',
+  'title',
+  'repeat_request',
+]);
 
 /**
  * Whether the family readers' checks miss the family the reader by meaning read, when that family's
@@ -477,30 +484,37 @@ const KINDS_OF: Partial<Record<Family, Check['kind'][]>> = {
  * "Section"" read as a response starting with "Section" misses the sections.
  */
 export function missesFamily(o: { family: Family; checks: Check[] }): boolean {
-  const kinds = KINDS_OF[o.family];
-  if (!kinds) return false;
+  if (!UNMISTAKABLE.has(o.family as Family & Check['kind'])) return false;
   const flat = o.checks.flatMap((c) => (c.kind === 'all' ? c.checks : [c]));
-  return !flat.some((c) => kinds.includes(c.kind));
+  return !flat.some((c) => c.kind === o.family);
 }
 
 /** Reads `masked` (the rule with its quotes replaced by `⟦i⟧`) by meaning. */
 export function readByMeaning(o: { masked: string; quotes: string[] }): MeaningReading {
   const tokens = tokenise(o.masked);
-  if (tokens.length > MAX_TOKENS) return { lang: 'en', reason: `it is longer than ${MAX_TOKENS} words and signs` };
+  if (tokens.length > MAX_TOKENS) {
+    const named = () => {
+      tagConcepts(tokens, 'en');
+      return namedIn(tokens);
+    };
+    return { lang: 'en', reason: `it is longer than ${MAX_TOKENS} words and signs`, named };
+  }
   const lang = ruleLanguage(tokens);
   tagConcepts(tokens, lang);
   tagNumbers(tokens, lang);
   const r = new Rule(tokens, o.quotes);
+  const named = () => r.named;
   const reading = readFamily(r);
-  if (!reading) return { lang, reason: 'no rule family fits its words' };
+  if (!reading) return { lang, reason: 'no rule family fits its words', named };
   if (reading.check && unusedComparison(r, reading.check))
-    return { lang, family: reading.family, reason: 'it states a count the reading does not use' };
+    return { lang, family: reading.family, reason: 'it states a count the reading does not use', named };
   const other = reading.check && otherFamilyNamed(r, reading.family);
   if (other)
     return {
       lang,
       family: reading.family,
       reason: `it also names ${other.toLowerCase()}, which the reading does not use`,
+      named,
     };
-  return { lang, ...reading };
+  return { lang, ...reading, named };
 }

@@ -111,9 +111,11 @@ export function tokenise(masked: string): Token[] {
   return out;
 }
 
+const functionWords = new Map(LANGUAGES.map((lang) => [lang, new Set(FUNCTION_WORDS[lang])]));
+
 /** How many of the tokens are words of a language: its function words and its own rule vocabulary. */
 function lexiconHits(tokens: Token[], lang: Lang): number {
-  const words = new Set(FUNCTION_WORDS[lang]);
+  const words = functionWords.get(lang)!;
   const index = indexOf(lang, { own: true });
   return tokens.filter((t) => words.has(t.text) || startingWith(index, t.text).length > 0).length;
 }
