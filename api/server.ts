@@ -5,9 +5,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
 import type { Server } from 'node:http';
-import path from 'node:path';
 import { createCpuPool } from '../domain/cpu/pool';
-import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-cases';
+import { UseCaseStore, useCasesFolder } from '../domain/evaluation/use-cases';
 import { meteredChatGateway } from '../domain/models/token-meter';
 import { createEmbedder, createEnglishEncoder, withSharedQueries } from '../domain/models/embeddings';
 import { englishEncoderFor, localModel } from '../domain/sentiment/local-engine';
@@ -128,7 +127,7 @@ export async function startApi(o: ServerOptions & { config: ApiConfig }): Promis
   const health = new DependencyHealth({ probes, logger, failuresToOpen: { temporal: 3, weaviate: 3 } }).start();
   // The reads' work on tenant text (summary, sentiment, tag) runs on these threads, off the event loop.
   const cpu = createCpuPool(settings.cpu);
-  const useCases = new UseCaseStore(settings.useCasesDir ? path.resolve(settings.useCasesDir) : DEFAULT_USE_CASES_DIR);
+  const useCases = new UseCaseStore(useCasesFolder(settings.useCasesDir));
   for (const { file, error } of useCases.checkAll()) if (error) logger.error({ file, error }, 'invalid use-case file');
   const app = createApp({
     runner: new WorkflowRunner(

@@ -105,11 +105,34 @@ export interface MetricsConfig {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const TEMPORAL_LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
+/** The samplers OpenTelemetry's trace SDK builds from OTEL_TRACES_SAMPLER (any other it ignores with a warning). */
+export const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/**
+ * OpenTelemetry's own variables that the API and the worker use (README, "Tracing"). The SDK reads
+ * them itself (domain/observability/tracing.ts); they are here so that a bad value stops the process
+ * at start, as any other setting's does, instead of the SDK falling back with a warning.
+ */
+const TRACING_SETTINGS = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: url({ doc: 'Base URL of an OTLP/HTTP receiver; none: tracing off' }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url({ doc: 'The full URL for spans, instead of the base URL' }),
+  OTEL_TRACES_SAMPLER: oneOf(TRACE_SAMPLERS, { default: 'parentbased_always_on', doc: 'Which requests are traced' }),
+  OTEL_TRACES_SAMPLER_ARG: num({ min: 0, max: 1, doc: "The ratio samplers' share of requests traced" }),
+};
+
 /**
  * The settings both the worker and the API read (README, "Ports" and the settings tables; "A real
- * chat model"). Each process parses them with its own (api/config.ts, worker/config.ts) at start.
+ * chat model"; "Tracing"). Each process parses them with its own (api/config.ts, worker/config.ts) at start.
  */
 export const SERVICE_SETTINGS = {
+  ...TRACING_SETTINGS,
   TEMPORAL_ADDRESS: text({ default: '127.0.0.1:7233', doc: "Temporal frontend's gRPC address, host:port" }),
   TEMPORAL_NAMESPACE: text({ default: 'default', doc: 'Temporal namespace' }),
   TASK_QUEUE: text({ default: 'support-ai', doc: 'Temporal task queue of the worker and the API' }),

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadServicesConfig } from '../domain/config';
 import { readJsonlLines } from '../domain/evaluation/jsonl-lines';
-import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-cases';
+import { UseCaseStore, useCasesFolder } from '../domain/evaluation/use-cases';
 import { terminalText } from '../domain/text/terminal-text';
 import { TENANT_PATTERN } from '../domain/weaviate/collections';
 import { evalBatchProgress, startEvalBatch } from './eval-batches';
@@ -62,9 +62,7 @@ const program = new Command('eval:import')
   .action(async (file: string, o: { tenant: string; useCase?: string; detach?: boolean }) => {
     const full = path.resolve(file);
     if (!fs.existsSync(full) || !fs.statSync(full).isFile()) throw new Error(`${file}: no such file`);
-    const useCases = new UseCaseStore(
-      process.env.USE_CASES_DIR ? path.resolve(process.env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR,
-    );
+    const useCases = new UseCaseStore(useCasesFolder(process.env.USE_CASES_DIR));
     if (o.useCase && !useCases.get(o.useCase, o.tenant)) throw new Error(`--use-case ${o.useCase} names no use case`);
     const { valid, bad } = await checkFile(full);
     console.log(`${valid} records to grade${bad ? `, ${bad} bad lines skipped` : ''}`);

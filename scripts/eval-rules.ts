@@ -13,7 +13,7 @@ import { Command } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
 import { explainRule, type RuleExplanation } from '../domain/evaluation/meaning/explain';
-import { DEFAULT_USE_CASES_DIR, parseUseCase, UseCaseStore } from '../domain/evaluation/use-cases';
+import { parseUseCase, UseCaseStore, useCasesFolder } from '../domain/evaluation/use-cases';
 import { terminalJson, terminalText } from '../domain/text/terminal-text';
 
 interface NamedRule {
@@ -56,7 +56,7 @@ function rulesOf(target: string, tenant?: string): { label: string; rules: Named
     if (/\.jsonl?$/i.test(target)) return { label: `rules file ${target}`, rules: rulesOfJson(target, text) };
     throw new Error(`${target}: expected a .yaml use case, or a .json or .jsonl rules file`);
   }
-  const dir = process.env.USE_CASES_DIR ? path.resolve(process.env.USE_CASES_DIR) : DEFAULT_USE_CASES_DIR;
+  const dir = useCasesFolder(process.env.USE_CASES_DIR);
   const useCase = new UseCaseStore(dir).get(target, tenant);
   if (!useCase) throw new Error(`"${target}" is neither a file nor a use case in ${dir}`);
   return { label: `use case "${target}"${tenant ? ` of tenant ${tenant}` : ''}`, rules: useCase.rules };

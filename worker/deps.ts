@@ -4,8 +4,7 @@
 import type { ActivityDeps } from '../activities';
 import { Runtime } from '@temporalio/worker';
 import { meteredChatGateway } from '../domain/models/token-meter';
-import { DEFAULT_USE_CASES_DIR, UseCaseStore } from '../domain/evaluation/use-cases';
-import path from 'node:path';
+import { UseCaseStore, useCasesFolder } from '../domain/evaluation/use-cases';
 import { createEmbedder, createEnglishEncoder, withVectorCache } from '../domain/models/embeddings';
 import { connectWeaviate } from '../domain/weaviate/client';
 import { createCpuPool } from '../domain/cpu/pool';
@@ -31,7 +30,7 @@ export function createActivityDeps(settings: WorkerConfig): ActivityDeps {
     english: englishEncoder && withVectorCache(englishEncoder, { maxEntries: ENGLISH_VECTORS_CACHED }),
     chat,
     tokens: meter,
-    useCases: new UseCaseStore(settings.useCasesDir ? path.resolve(settings.useCasesDir) : DEFAULT_USE_CASES_DIR),
+    useCases: new UseCaseStore(useCasesFolder(settings.useCasesDir)),
     cpu: createCpuPool(settings.cpu),
     ingestSliceMs: settings.ingestSliceMs,
     // One thread: trainings of several tenants take turns, heartbeating while they wait.

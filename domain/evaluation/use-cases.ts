@@ -100,6 +100,10 @@ export function parseUseCase(o: { name: string; file: string; text: string }): U
 /** The use cases shipped with the service; `USE_CASES_DIR` points elsewhere. */
 export const DEFAULT_USE_CASES_DIR = path.resolve(__dirname, '..', '..', 'use-cases');
 
+/** The folder of the use cases: USE_CASES_DIR's when set (relative to the working directory), else the shipped one. */
+export const useCasesFolder = (setting: string | undefined): string =>
+  setting ? path.resolve(setting) : DEFAULT_USE_CASES_DIR;
+
 /** How often a folder's files are checked for changes. */
 export const RELOAD_CHECK_MS = 2000;
 

@@ -5,7 +5,8 @@
  * OTEL_RESOURCE_ATTRIBUTES (the resource; the service name defaults to `support-ai-api` or
  * `support-ai-worker`), OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (the sampler, parent-based
  * always-on by default), OTEL_BSP_* (the batch span processor) and OTEL_EXPORTER_OTLP_* (headers,
- * timeout, compression), all read by the SDK itself.
+ * timeout, compression), all read by the SDK itself; the endpoints and the sampler's are also
+ * checked at start with the other settings (domain/config.ts, TRACING_SETTINGS).
  *
  * Off unless an endpoint is set (or with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none): then
  * no SDK module is even loaded, the global tracer is OpenTelemetry's no-op one, and `inSpan`,
