@@ -11,10 +11,12 @@
  * - Abstention: the 3,080 BANKING77 test questions are asked against the same knowledge base; the
  *   share that comes back `no-answer`.
  * - Latency: another tenant holds the ingest benchmark's articles (5,000 by default). StackFAQ
- *   queries are asked through the API (16 keys in turn, so the per-key rate limit never applies)
- *   and answered directly in-process by the same code the ask workflow runs (askInProcess with
- *   dependencies built like the worker's, then presentAnswer; no HTTP, no Temporal), at concurrency 1 and 16,
- *   in interleaved rounds like bench:latency. Where the time goes: the Server-Timing entries of
+ *   queries are asked through the API, a process of its own on a task queue of its own (so its
+ *   own ask worker runs every ask; `asks_started` counts those started eagerly), with 16 keys in
+ *   turn, so the per-key rate limit never applies, and answered directly by the same code the ask
+ *   workflow runs (askInProcess with dependencies built like the worker's, then presentAnswer, in a
+ *   process of its own: bench/lib/direct-ask-server.ts; no Temporal), at concurrency 1 and 16, in
+ *   interleaved rounds like bench:latency. Where the time goes: the Server-Timing entries of
  *   the API's answers, and the same phases timed in the direct calls.
  *
  * Writes bench/results/ask.json (or --out). With --tune it calibrates the source choice on
@@ -22,6 +24,7 @@
  * bench/results/tune-ask.json instead. docs/benchmarks.md describes the protocol and the numbers.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { ANSWER_THRESHOLD } from '../domain/ask/compose';
 import { ASK_RETRIEVAL } from '../domain/weaviate/ask-retrieve';
@@ -34,6 +37,7 @@ import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeRe
 import { averageServerTiming } from './lib/server-timing';
 import { freshTenant, InProcessApp, startApp, startChildProcess, tenantClient } from './lib/stack-app';
 import { nodeServiceFlags } from '../scripts/stack/processes';
+import { freePort } from '../scripts/stack/services';
 import { MIN_ANSWERED_A, tuneAsk } from './tune-ask';
 
 const SCOPES = ['articles:write', 'ask'];
@@ -254,6 +258,18 @@ function failUnlessSameAnswers(
   process.exitCode = 1;
 }
 
+type AskStart = 'eager' | 'dispatched';
+
+/** The asks the API process started, eagerly or dispatched by the server, from its metrics (supportai_ask_starts_total). */
+async function askStartsOf(metricsPort: number): Promise<Record<AskStart, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const count = (start: AskStart) => {
+    const line = text.split('\n').find((l) => l.startsWith(`supportai_ask_starts_total{start="${start}"}`));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  };
+  return { eager: count('eager'), dispatched: count('dispatched') };
+}
+
 type Mode = 'direct' | 'api';
 const MODES: Mode[] = ['direct', 'api'];
 
@@ -267,8 +283,17 @@ async function latency(app: InProcessApp, o: Options) {
   const queries = shuffledQueries(loadStackFaq(root).queries);
 
   // The API and the baseline each run in a process of their own, as `npm start` runs the API:
-  // this process only sends the requests, the same way to both.
-  const apiProcess = await startChildProcess(app, { name: 'api', entry: 'api/server.ts', portVariable: 'API_PORT' });
+  // this process only sends the requests, the same way to both. The API's task queue is its own,
+  // which no worker of this process polls, so every ask runs in the API's own ask worker, eagerly
+  // started or not; its metrics say how many were started eagerly.
+  const apiMetricsPort = await freePort();
+  const apiProcess = await startChildProcess(app, {
+    name: 'api',
+    entry: 'api/server.ts',
+    portVariable: 'API_PORT',
+    taskQueue: `bench-ask-api-${randomBytes(4).toString('hex')}`,
+    env: { API_METRICS_PORT: String(apiMetricsPort) },
+  });
   const directProcess = await startChildProcess(app, {
     name: 'direct-ask',
     entry: 'bench/lib/direct-ask-server.ts',
@@ -336,6 +361,7 @@ async function latency(app: InProcessApp, o: Options) {
   const breakdown: Record<string, unknown> = {};
   const loadSamples = [load1m()];
   const sampler = setInterval(() => loadSamples.push(load1m()), 5000);
+  let asksStarted: Record<AskStart, number> | undefined;
   try {
     for (const level of levels) {
       const rounds: Record<Mode, Round[]> = { direct: [], api: [] };
@@ -356,6 +382,7 @@ async function latency(app: InProcessApp, o: Options) {
         };
       }
     }
+    asksStarted = await askStartsOf(apiMetricsPort);
   } finally {
     clearInterval(sampler);
     await apiProcess.stop();
@@ -375,7 +402,7 @@ async function latency(app: InProcessApp, o: Options) {
       modes: {
         direct:
           "askInProcess (the workflow's steps: retrieval, local composition, storing the answer) and presentAnswer, with dependencies built like the worker's, in a process of its own (bench/lib/direct-ask-server.ts) called over loopback HTTP like the API; no Temporal",
-        api: `POST /v1/assistant/ask over HTTP on the loopback to the API in a process of its own (api/server.ts, as npm start runs it), no Chat-Identifier; each ask a Temporal execution (workflows/ask.ts) run by that process's ask worker, ${o.keys} keys of the tenant in turn`,
+        api: `POST /v1/assistant/ask over HTTP on the loopback to the API in a process of its own (api/server.ts, as npm start runs it), no Chat-Identifier; each ask a Temporal execution (workflows/ask.ts) run by that process's ask worker, on a task queue of its own that no worker of the benchmark process polls; ${o.keys} keys of the tenant in turn`,
       },
       node_flags_both_processes: nodeServiceFlags({ process: 'api' }),
       calls_per_mode: { c1: o.c1Requests, [high]: o.highRequests },
@@ -395,6 +422,12 @@ async function latency(app: InProcessApp, o: Options) {
       stats[`direct_${high}`].steady_per_s ?? Number.NaN,
     ),
     [`api_over_direct_p50_${high}`]: ratio(stats[`api_${high}`].p50_ms, stats[`direct_${high}`].p50_ms),
+    asks_started: asksStarted
+      ? {
+          ...asksStarted,
+          note: "every ask the API started (checks, warm-up and rounds), from its supportai_ask_starts_total: eager, its first workflow task handed back to the API's own ask worker with the start; dispatched, by the server to a poller of the API's ask queue (only the API's own)",
+        }
+      : null,
     same_answer_direct_and_api: `${same}/${checked.length}`,
     same_answer_all: same === checked.length,
     history_of_one_ask: history,

@@ -1,6 +1,7 @@
 /**
  * Waiting for an ask's answer in the process that started it (see index.ts).
  */
+import { askStarts } from '../../domain/observability/metrics';
 import type { AskWorkflowInput, AskWorkflowResult } from '../../workflows/ask';
 import { within } from '../readiness';
 import { WorkflowRunner, type StartOptions } from '../workflow-runner';
@@ -31,6 +32,7 @@ export async function answeredFirst(o: {
   const inProcess = answered?.wait(workflowId);
   try {
     const handle = await runner.start(start);
+    askStarts.inc({ start: handle.eagerlyStarted ? 'eager' : 'dispatched' });
     if (!inProcess) return await runner.result(handle, start.deadline, start.operation);
     if (handle.eagerlyStarted) {
       const heard = await within(Math.min(UNHEARD_MS, start.deadline - Date.now()), inProcess).catch(() => undefined);

@@ -43,22 +43,23 @@ export interface ChildProcess {
 }
 
 /**
- * Starts `entry` as a child process with the in-process app's task queue, Weaviate and embedding
- * servers (so keys made with `app.keys` work on an API started this way), its port in `portVariable`,
- * and waits for its /healthz. A latency benchmark then does not share the measured process's event
- * loop with its own client.
+ * Starts `entry` as a child process with the in-process app's Weaviate and embedding servers (so
+ * keys made with `app.keys` work on an API started this way) and its task queue unless `taskQueue`
+ * names another, its port in `portVariable` and `env` added, and waits for its /healthz. A latency
+ * benchmark then does not share the measured process's event loop with its own client.
  */
 export async function startChildProcess(
   app: InProcessApp,
-  o: { name: string; entry: string; portVariable: string },
+  o: { name: string; entry: string; portVariable: string; taskQueue?: string; env?: Record<string, string> },
 ): Promise<ChildProcess> {
   const port = await freePort();
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${o.name}-`));
   const env = {
     ...(process.env as Record<string, string>),
-    TASK_QUEUE: app.taskQueue,
+    TASK_QUEUE: o.taskQueue ?? app.taskQueue,
     [o.portVariable]: String(port),
     LOG_LEVEL: 'warn',
+    ...o.env,
   };
   const baseUrl = `http://127.0.0.1:${port}`;
   const service = await startService(

@@ -199,6 +199,13 @@ export const modelFallbacks = new Counter({
   registers,
 });
 
+export const askStarts = new Counter({
+  name: `${PREFIX}ask_starts_total`,
+  help: "Asks this API started, by how: eager (the first workflow task came back to this process's ask worker) or dispatched (by the server to a poller of the ask queue)",
+  labelNames: ['start'] as const,
+  registers,
+});
+
 export const uploads = new Counter({
   name: `${PREFIX}uploads_total`,
   help: 'Uploaded items: accepted by the API, stored or failed by the worker; by kind (articles, cases, incidents)',

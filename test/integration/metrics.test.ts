@@ -107,6 +107,19 @@ describe('metrics of the API and the worker', function () {
     assert.equal(stored, 2);
   });
 
+  it('counts the asks it starts, by how they started (eager by default)', async () => {
+    const { key } = await createKey();
+    const before = await scrape(apiMetrics);
+    const res = await send({ key, path: '/v1/assistant/ask', body: { query: 'How do I reset my password?' } });
+    assert.equal(res.status, 200, await res.text());
+    const text = await scrape(apiMetrics);
+    const added = (start: string) =>
+      (valueOf(text, `supportai_ask_starts_total{start="${start}"}`) ?? 0) -
+      (valueOf(before, `supportai_ask_starts_total{start="${start}"}`) ?? 0);
+    assert.equal(added('eager'), 1);
+    assert.equal(added('dispatched'), 0);
+  });
+
   it("counts a tenant's 429s by reason, under its own label only for the first tenants", async () => {
     const before = await scrape(apiMetrics);
     const limited = valueOf(before, 'supportai_admission_rejections_total{reason="rate_limit",dependency="none"}') ?? 0;
