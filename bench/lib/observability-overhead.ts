@@ -9,8 +9,8 @@
  *   2 s, the alert rules evaluated, its Alertmanager beside it), and tracing on
  *   (OTEL_EXPORTER_OTLP_ENDPOINT: Jaeger);
  * - off: the four ports 0 (no endpoint), no OTLP endpoint (no tracing SDK loaded), and Prometheus
- *   and Alertmanager stopped, so nothing is scraped (Temporal's and Weaviate's own metrics ports
- *   stay open, unread).
+ *   and Alertmanager frozen (SIGSTOP), so nothing is scraped (Temporal's and Weaviate's own metrics
+ *   ports stay open, unread).
  *
  * prom-client's counting is compiled into both: "off" removes the endpoints, the scraping and
  * tracing, not the counters. The phases alternate on, off, off, on, on, … (each mode first in every
@@ -198,12 +198,15 @@ async function uploadCorpus(o: { client: ApiClient; datasets: string; threads: n
 }
 
 /**
- * Prometheus and Alertmanager as the stack runs them, started for the "on" phases and stopped for
- * the "off" ones. An "on" phase measures once every scrape target has answered and a scrape and a
- * rule evaluation more have passed (its first scrapes come some seconds after its start).
+ * Prometheus and Alertmanager as the stack runs them: started for the first "on" phase, frozen
+ * (SIGSTOP: no scrape, no rule evaluation, no CPU) for an "off" one and thawed (SIGCONT) for the next
+ * "on" one, as a running Prometheus would be, rather than restarted, whose replay of its growing
+ * write-ahead log at every start cost the "on" phases after it. An "on" phase measures once every
+ * scrape target has answered and a scrape and a rule evaluation more have passed.
  */
 class Scraping {
   private services: Service[] = [];
+  private frozen = false;
   constructor(
     private readonly specs: ServiceSpec[],
     private readonly url: string,
@@ -216,10 +219,26 @@ class Scraping {
       while (Date.now() < giveUp && Object.values(await this.targets()).some((health) => health !== 'up'))
         await sleep(500);
       await sleep(SCRAPING_SETTLE_S * 1000);
-    } else if (!on && this.services.length > 0) {
-      for (const service of this.services.reverse()) await stopService(service);
-      this.services = [];
+    } else if (on && this.frozen) {
+      this.signal('SIGCONT');
+      this.frozen = false;
+      await sleep(SCRAPING_SETTLE_S * 1000);
+    } else if (!on && this.services.length > 0 && !this.frozen) {
+      this.signal('SIGSTOP');
+      this.frozen = true;
     }
+  }
+
+  private signal(name: NodeJS.Signals): void {
+    for (const service of this.services) service.child.kill(name);
+  }
+
+  /** Stops Prometheus and Alertmanager (thawed first, so that they can end). */
+  async stop(): Promise<void> {
+    if (this.frozen) this.signal('SIGCONT');
+    this.frozen = false;
+    for (const service of this.services.reverse()) await stopService(service);
+    this.services = [];
   }
 
   /** The pids of Prometheus and Alertmanager, undefined while stopped. */
@@ -402,7 +421,7 @@ export async function measureOverhead(o: {
         );
       }
     }
-    await scraping.set(false);
+    await scraping.stop();
 
     const high = `c${options.concurrency}`;
     const stats = Object.fromEntries(Object.entries(rounds).map(([name, list]) => [name, pooledStats(list)]));
@@ -449,7 +468,7 @@ export async function measureOverhead(o: {
       },
     };
   } finally {
-    await scraping?.set(false).catch(() => undefined);
+    await scraping?.stop().catch(() => undefined);
     for (const pair of pairs) for (const s of [...pair.services].reverse()) await stopService(s);
     await stack.stop();
     if (o.keepData) log(`overhead: data and logs kept in ${dataDir}`);
