@@ -16,19 +16,30 @@ import type { ServicesConfig } from '../../domain/config';
 import type { Embedder } from '../../domain/models/embeddings';
 import { tokenBound, truncateToWindow } from '../../domain/models/token-window';
 
-export function createRawEmbedder(config: ServicesConfig['embeddings']): Embedder {
+/** What both baselines send as the API's embedder does: its window, its cut of queries, its choice of server. */
+function asTheApiSends(config: ServicesConfig['embeddings']) {
   const maxTokens = config.maxTokens ?? 512;
   const fastLaneTokens = config.fastLaneTokens ?? 256;
-  const client = (baseURL: string) =>
-    new OpenAI({ baseURL, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 });
-  const bulk = client(config.baseUrl);
-  const fast = config.queryBaseUrl ? client(config.queryBaseUrl) : bulk;
+  return {
+    maxTokens,
+    fastLaneTokens,
+    client: (baseURL: string) =>
+      new OpenAI({ baseURL, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 }),
+    queries: (texts: string[]) => texts.map((t) => truncateToWindow(t, { maxTokens, prefix: 'query: ' })),
+    /** Whether the short-query server takes these texts. */
+    short: (texts: string[]) => texts.every((t) => tokenBound(t) <= fastLaneTokens),
+  };
+}
+
+export function createRawEmbedder(config: ServicesConfig['embeddings']): Embedder {
+  const api = asTheApiSends(config);
+  const bulk = api.client(config.baseUrl);
+  const fast = config.queryBaseUrl ? api.client(config.queryBaseUrl) : bulk;
   return {
     model: config.model,
     async embed({ texts, inputType, signal }) {
-      const input =
-        inputType === 'query' ? texts.map((t) => truncateToWindow(t, { maxTokens, prefix: 'query: ' })) : texts;
-      const server = input.every((t) => tokenBound(t) <= fastLaneTokens) ? fast : bulk;
+      const input = inputType === 'query' ? api.queries(texts) : texts;
+      const server = api.short(input) ? fast : bulk;
       const res = await server.embeddings.create(
         { model: config.model, input, encoding_format: 'float', input_type: inputType } as OpenAI.EmbeddingCreateParams,
         { signal },
@@ -53,19 +64,18 @@ interface Waiting {
  * deadlines: a plain batching client. Passages go as createRawEmbedder sends them.
  */
 export function createBatchedRawEmbedder(config: ServicesConfig['embeddings']): Embedder {
-  const maxTokens = config.maxTokens ?? 512;
-  const fastLaneTokens = config.fastLaneTokens ?? 256;
+  const api = asTheApiSends(config);
   const maxInFlight = config.maxInFlight ?? 1;
   const single = createRawEmbedder(config);
   const server = (baseURL: string, maxCost: number) => ({
-    client: new OpenAI({ baseURL, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 }),
+    client: api.client(baseURL),
     maxCost,
     waiting: [] as Waiting[],
     inFlight: 0,
   });
   type Server = ReturnType<typeof server>;
-  const bulk = server(config.baseUrl, maxTokens);
-  const fast = config.queryBaseUrl ? server(config.queryBaseUrl, fastLaneTokens) : bulk;
+  const bulk = server(config.baseUrl, api.maxTokens);
+  const fast = config.queryBaseUrl ? server(config.queryBaseUrl, api.fastLaneTokens) : bulk;
 
   function pump(s: Server): void {
     while (s.inFlight < maxInFlight && s.waiting.length > 0) {
@@ -101,8 +111,8 @@ export function createBatchedRawEmbedder(config: ServicesConfig['embeddings']): 
     model: config.model,
     async embed(o) {
       if (o.inputType !== 'query') return single.embed(o);
-      const input = o.texts.map((t) => truncateToWindow(t, { maxTokens, prefix: 'query: ' }));
-      const s = input.every((t) => tokenBound(t) <= fastLaneTokens) ? fast : bulk;
+      const input = api.queries(o.texts);
+      const s = api.short(input) ? fast : bulk;
       const vectors = input.map(
         (text) => new Promise<number[]>((resolve, reject) => s.waiting.push({ text, resolve, reject })),
       );
