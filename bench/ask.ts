@@ -32,6 +32,7 @@ import { ApiClient, chunks, mapPool } from './lib/api-client';
 import { articleSources, buildArticles, loadBanking77, loadStackFaq, StackFaqQuery } from './lib/datasets';
 import { shuffledQueries, stackFaqArticle } from './lib/latency-corpus';
 import { Call, pooledStats, ratio, Round, runRound } from './lib/latency-run';
+import { sampleValue } from './lib/metric-series';
 import { progress } from './lib/progress';
 import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeResult } from './lib/run-info';
 import { averageServerTiming } from './lib/server-timing';
@@ -42,11 +43,22 @@ import { MIN_ANSWERED_A, tuneAsk } from './tune-ask';
 
 const SCOPES = ['articles:write', 'ask'];
 /**
+ * Group B's first-link figure of before, per CPU model. The same code reads one figure on one CPU
+ * and the other on the other, every time: from 597ce66 to 93f0304, every run on an AMD EPYC read
+ * 0.9168 (625 queries: 573 right) and every run on an Intel Xeon 0.9152 (572), with one query fewer
+ * answered and 4 fewer BANKING77 abstentions. The embedding server's arithmetic follows the CPU's
+ * vector instructions, and a few near ties among the retrieved articles with it. Another CPU is
+ * held to the higher figure.
+ */
+const FIRST_LINK_BEFORE: Record<string, number> = { 'AMD EPYC': 0.9168, 'Intel(R) Xeon(R) Processor': 0.9152 };
+const firstLinkBefore = (cpu: string) => FIRST_LINK_BEFORE[cpu] ?? Math.max(...Object.values(FIRST_LINK_BEFORE));
+
+/**
  * With every ask a Temporal execution: no worse than the in-process steps by more than 1.35× at
- * concurrency 1 and 0.75× of their throughput at 16; and the quality of before (first link 0.9168).
+ * concurrency 1 and 0.75× of their throughput at 16; and the quality of before on the same CPU.
  */
 const GOALS = {
-  stackfaq_groupB_first_link_correct_min: 0.9168,
+  stackfaq_groupB_first_link_correct_min: firstLinkBefore(os.cpus()[0]?.model.trim() ?? 'unknown'),
   banking77_no_answer_min: 0.9,
   stackfaq_groupB_answered_min: 0.95,
   api_over_direct_p50_c1_max: 1.35,
@@ -263,10 +275,7 @@ type AskStart = 'eager' | 'dispatched';
 /** The asks the API process started, eagerly or dispatched by the server, from its metrics (supportai_ask_starts_total). */
 async function askStartsOf(metricsPort: number): Promise<Record<AskStart, number>> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const count = (start: AskStart) => {
-    const line = text.split('\n').find((l) => l.startsWith(`supportai_ask_starts_total{start="${start}"}`));
-    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
-  };
+  const count = (start: AskStart) => sampleValue(text, `supportai_ask_starts_total{start="${start}"}`) ?? 0;
   return { eager: count('eager'), dispatched: count('dispatched') };
 }
 
@@ -582,6 +591,8 @@ async function main(): Promise<void> {
       settings,
       knobs: { answer_threshold: ANSWER_THRESHOLD, article_retrieval: ASK_RETRIEVAL.articles },
       goals: GOALS,
+      // The first-link goal is this CPU's figure of before (FIRST_LINK_BEFORE).
+      first_link_before_by_cpu: FIRST_LINK_BEFORE,
       goals_met: {
         stackfaq_groupB_first_link_correct:
           q.result.stackfaq_groupB.first_link_correct >= GOALS.stackfaq_groupB_first_link_correct_min,

@@ -621,14 +621,14 @@ const program = new Command('bench:observability')
   .option('--concurrency <n>', 'the high concurrency of the overhead part', positiveInt, 16)
   .option('--c1-requests <n>', 'overhead: calls per mode and kind at concurrency 1, over all rounds', positiveInt, 1200)
   .option('--high-requests <n>', 'overhead: calls per mode and kind at the high concurrency', positiveInt, 1920)
-  .option('--rounds <n>', 'overhead: rounds, each an on and an off phase', positiveInt, 4)
+  .option('--rounds <n>', 'overhead: rounds, each running every measure in both modes', positiveInt, 8)
   .option(
     '--warmup <n>',
     'overhead: warm-up calls per mode and kind (twice as many at the high concurrency)',
     positiveInt,
     10,
   )
-  .option('--max-round-seconds <n>', 'overhead: a round stops sending after this long', positiveInt, 400)
+  .option('--max-round-seconds <n>', 'overhead: a measure stops sending after this long', positiveInt, 120)
   .option(
     '--trace-sample-ratio <r>',
     "overhead: the share of requests the on pair traces (OpenTelemetry's parentbased_traceidratio), docs/operations.md's advice for a busy deployment; 1: every request",
@@ -639,6 +639,7 @@ const program = new Command('bench:observability')
     '--no-sdk-metrics',
     'overhead: the on pair serves no Temporal runtime metrics (API_SDK_METRICS_PORT, WORKER_SDK_METRICS_PORT 0)',
   )
+  .option('--no-tracing', 'overhead: the on pair does not trace (metrics alone: what tracing costs, by difference)')
   .option('--keep-data', 'keep the data folders and their logs')
   .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/observability.json')
   .action((o: Options) =>

@@ -23,6 +23,12 @@ export interface EndpointSeries {
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s/;
 const TENANT = /(?:^|,)tenant="([^"]*)"/;
 
+/** The value of the one sample whose name and labels start with `prefix` (e.g. `name{a="b"`) in an exposition text, or undefined. */
+export function sampleValue(text: string, prefix: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(prefix));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
 /** Counts the series of Prometheus's text exposition format. */
 export function countSeries(text: string): EndpointSeries {
   const byFamily: Record<string, number> = {};

@@ -13,10 +13,11 @@
  *   ports stay open, unread).
  *
  * prom-client's counting is compiled into both: "off" removes the endpoints, the scraping and
- * tracing, not the counters. The phases alternate on, off, off, on, on, … (each mode first in every
- * other round, so a drift of the machine's speed hits both alike); in each phase, search and ask at
- * concurrency 1 (p50) and at the high concurrency (throughput), closed loops (bench/lib/latency-run.ts).
- * The ratios are on / off.
+ * tracing, not the counters. A round measures search and ask at concurrency 1 (p50) and at the high
+ * concurrency (throughput), closed loops (bench/lib/latency-run.ts), each measure in both modes back
+ * to back, the mode that goes first alternating from measure to measure and from round to round, so
+ * that a drift of the machine's speed, or a minute of other work on it, hits both modes alike. The
+ * ratios are on / off, of the samples pooled over the rounds.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -63,6 +64,8 @@ export interface OverheadOptions {
   traceSampleRatio?: number;
   /** Whether the *on* pair serves the Temporal runtimes' metrics (API_SDK_METRICS_PORT, WORKER_SDK_METRICS_PORT). */
   sdkMetrics: boolean;
+  /** Whether the *on* pair traces (false: metrics alone, to split the cost). */
+  tracing: boolean;
 }
 
 type Mode = 'on' | 'off';
@@ -112,6 +115,7 @@ async function startPair(o: {
   logDir: string;
   traceSampleRatio?: number;
   sdkMetrics: boolean;
+  tracing: boolean;
 }): Promise<Pair> {
   const base = Object.fromEntries(
     Object.entries({ ...stringEnv(process.env), ...o.stack.env }).filter(([name]) => !name.startsWith('OTEL_')),
@@ -132,7 +136,7 @@ async function startPair(o: {
     API_PORT: String(apiPort),
     LOG_LEVEL: 'warn',
     ...Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, String(port)])),
-    ...(o.mode === 'on'
+    ...(o.mode === 'on' && o.tracing
       ? { OTEL_EXPORTER_OTLP_ENDPOINT: o.jaeger.otlpEndpoint, ...samplerEnv(o.traceSampleRatio) }
       : {}),
   };
@@ -304,6 +308,7 @@ export async function measureOverhead(o: {
           logDir,
           traceSampleRatio: options.traceSampleRatio,
           sdkMetrics: options.sdkMetrics,
+          tracing: options.tracing,
         }),
       );
     const on = pairs[0];
@@ -386,40 +391,47 @@ export async function measureOverhead(o: {
     log('overhead: warmed up');
     const rounds: Record<string, Round[]> = {};
     const targetsWhenOn: Record<string, string>[] = [];
-    const phaseOrder: Mode[] = [];
+    const phaseOrder: string[] = [];
     const cpu: Record<Mode, ReturnType<ReturnType<typeof cpuSpan>['stop']>[]> = { on: [], off: [] };
     const pairOf = (mode: Mode) => pairs.find((p) => p.mode === mode)!;
+    const measures = KINDS.flatMap((kind) => levels.map((level) => ({ kind, level })));
     for (let r = 0; r < options.rounds; r++) {
-      for (const mode of (r % 2 === 0 ? ['on', 'off'] : ['off', 'on']) as Mode[]) {
-        phaseOrder.push(mode);
-        await scraping.set(mode === 'on');
-        if (mode === 'on') targetsWhenOn.push(await scraping.targets());
-        const idle = pairOf(mode === 'on' ? 'off' : 'on');
-        const span = cpuSpan({
-          ...scraping.pids(),
-          jaeger: o.jaeger.pid,
-          api: pairOf(mode).services[1].child.pid,
-          worker: pairOf(mode).services[0].child.pid,
-          idle_pair_api: idle.services[1].child.pid,
-          idle_pair_worker: idle.services[0].child.pid,
-        });
-        for (const kind of KINDS)
-          for (const level of levels) {
-            const result = await runRound(
-              level.perRound,
-              level.concurrency,
-              maxMs,
-              call(kind, mode, offsets[level.label][r]),
-            );
-            (rounds[`${kind}_${mode}_${level.label}`] ??= []).push(result);
-          }
-        cpu[mode].push(span.stop());
-        const s = pooledStats(rounds[`search_${mode}_c1`].slice(-1));
-        const a = pooledStats(rounds[`ask_${mode}_c1`].slice(-1));
-        log(
-          `overhead: round ${r + 1}/${options.rounds} ${mode}: search p50 ${s.p50_ms} ms, ask p50 ${a.p50_ms} ms at c1`,
-        );
+      // Each measure runs in both modes back to back, the mode that goes first alternating from one
+      // measure to the next and, for the same measure, from one round to the next.
+      for (const [m, { kind, level }] of measures.entries()) {
+        for (const mode of ((r + m) % 2 === 0 ? ['on', 'off'] : ['off', 'on']) as Mode[]) {
+          phaseOrder.push(`${kind}_${level.label}_${mode}`);
+          await scraping.set(mode === 'on');
+          if (mode === 'on') targetsWhenOn.push(await scraping.targets());
+          const idle = pairOf(mode === 'on' ? 'off' : 'on');
+          const span = cpuSpan({
+            ...scraping.pids(),
+            jaeger: o.jaeger.pid,
+            api: pairOf(mode).services[1].child.pid,
+            worker: pairOf(mode).services[0].child.pid,
+            idle_pair_api: idle.services[1].child.pid,
+            idle_pair_worker: idle.services[0].child.pid,
+            // The stack's processes: Temporal and Weaviate serve their own metrics to the scrapes.
+            ...Object.fromEntries(stack.services.map((s) => [s.name, s.child?.pid])),
+          });
+          const result = await runRound(
+            level.perRound,
+            level.concurrency,
+            maxMs,
+            call(kind, mode, offsets[level.label][r]),
+          );
+          (rounds[`${kind}_${mode}_${level.label}`] ??= []).push(result);
+          cpu[mode].push(span.stop());
+        }
       }
+      const pair = (kind: Kind, label: string) =>
+        ratio(
+          pooledStats(rounds[`${kind}_on_${label}`].slice(-1)).p50_ms,
+          pooledStats(rounds[`${kind}_off_${label}`].slice(-1)).p50_ms,
+        );
+      log(
+        `overhead: round ${r + 1}/${options.rounds}: p50 on / off at c1: search ${pair('search', 'c1')}, ask ${pair('ask', 'c1')}`,
+      );
     }
     await scraping.stop();
 
@@ -437,6 +449,9 @@ export async function measureOverhead(o: {
     const p50Ratio = (kind: Kind) => ratio(stats[`${kind}_on_c1`].p50_ms, stats[`${kind}_off_c1`].p50_ms);
     const throughputRatio = (kind: Kind) =>
       ratio(stats[`${kind}_on_${high}`].per_s, stats[`${kind}_off_${high}`].per_s);
+    // Each round's on / off of the same measure, run back to back: how far single pairs spread.
+    const pairedRatios = (kind: Kind, label: string, field: 'p50_ms' | 'per_s') =>
+      perRound[`${kind}_on_${label}`].map((on, r) => ratio(on[field], perRound[`${kind}_off_${label}`][r][field]));
     return {
       search_p50_c1_ratio: p50Ratio('search'),
       [`search_throughput_${high}_ratio`]: throughputRatio('search'),
@@ -444,6 +459,12 @@ export async function measureOverhead(o: {
       [`ask_throughput_${high}_ratio`]: throughputRatio('ask'),
       stats,
       per_round: perRound,
+      per_round_ratios: Object.fromEntries(
+        KINDS.flatMap((kind) => [
+          [`${kind}_p50_c1`, pairedRatios(kind, 'c1', 'p50_ms')],
+          [`${kind}_throughput_${high}`, pairedRatios(kind, high, 'per_s')],
+        ]),
+      ),
       phase_order: phaseOrder,
       cpu_cores_while_measuring: { on: coresUsed(cpu.on), off: coresUsed(cpu.off) },
       checks: {
@@ -465,6 +486,7 @@ export async function measureOverhead(o: {
         keys: options.keys,
         traced_share_when_on: options.traceSampleRatio ?? 1,
         temporal_runtime_metrics_when_on: options.sdkMetrics,
+        tracing_when_on: options.tracing,
       },
     };
   } finally {

@@ -8,6 +8,7 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'mocha';
 import { randomBytes } from 'node:crypto';
+import { sampleValue } from '../../bench/lib/metric-series';
 import { freePort, Service, stopService } from '../../scripts/stack/services';
 import { ApiInstance, apiInstance, createKey, requireStack } from '../helpers/harness';
 import { supportCase } from '../helpers/factories';
@@ -20,12 +21,6 @@ async function scrape(port: number): Promise<string> {
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
   return res.text();
-}
-
-/** The value of the one series whose name and labels start with `prefix` (e.g. `name{a="b"`), or undefined. */
-function valueOf(text: string, prefix: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(prefix));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
@@ -79,7 +74,7 @@ describe('metrics of the API and the worker', function () {
     const text = await scrape(apiMetrics);
     assert.match(text, /^supportai_build_info\{process="api",version="[^"]+"\} 1$/m);
     for (const dependency of ['temporal', 'weaviate', 'embeddings'])
-      assert.equal(valueOf(text, `supportai_dependency_up{dependency="${dependency}"}`), 1, dependency);
+      assert.equal(sampleValue(text, `supportai_dependency_up{dependency="${dependency}"}`), 1, dependency);
     assert.match(text, /^supportai_dependency_probe_duration_seconds_count\{dependency="weaviate"\} [1-9]/m);
     assert.ok(text.includes('supportai_nodejs_eventloop_lag_p99_seconds'));
   });
@@ -98,12 +93,12 @@ describe('metrics of the API and the worker', function () {
 
     const text = await scrape(apiMetrics);
     assert.ok(!text.includes(probe));
-    assert.ok((valueOf(text, 'supportai_http_requests_total{operation="unmatched",status_class="4xx"}') ?? 0) >= 1);
-    const added = (name: string) => (valueOf(text, name) ?? 0) - (valueOf(before, name) ?? 0);
+    assert.ok((sampleValue(text, 'supportai_http_requests_total{operation="unmatched",status_class="4xx"}') ?? 0) >= 1);
+    const added = (name: string) => (sampleValue(text, name) ?? 0) - (sampleValue(before, name) ?? 0);
     assert.ok(added(uploads) >= 1);
     assert.equal(added(timed), added(uploads));
     assert.ok(added(accepted) >= 2);
-    const stored = valueOf(await scrape(workerMetrics), 'supportai_uploads_total{kind="cases",outcome="stored"}');
+    const stored = sampleValue(await scrape(workerMetrics), 'supportai_uploads_total{kind="cases",outcome="stored"}');
     assert.equal(stored, 2);
   });
 
@@ -114,15 +109,16 @@ describe('metrics of the API and the worker', function () {
     assert.equal(res.status, 200, await res.text());
     const text = await scrape(apiMetrics);
     const added = (start: string) =>
-      (valueOf(text, `supportai_ask_starts_total{start="${start}"}`) ?? 0) -
-      (valueOf(before, `supportai_ask_starts_total{start="${start}"}`) ?? 0);
+      (sampleValue(text, `supportai_ask_starts_total{start="${start}"}`) ?? 0) -
+      (sampleValue(before, `supportai_ask_starts_total{start="${start}"}`) ?? 0);
     assert.equal(added('eager'), 1);
     assert.equal(added('dispatched'), 0);
   });
 
   it("counts a tenant's 429s by reason, under its own label only for the first tenants", async () => {
     const before = await scrape(apiMetrics);
-    const limited = valueOf(before, 'supportai_admission_rejections_total{reason="rate_limit",dependency="none"}') ?? 0;
+    const limited =
+      sampleValue(before, 'supportai_admission_rejections_total{reason="rate_limit",dependency="none"}') ?? 0;
     const tenants = [`first-${randomBytes(3).toString('hex')}`, `second-${randomBytes(3).toString('hex')}`];
     for (const tenant of tenants) {
       const { key } = await createKey({ tenant });
@@ -133,12 +129,12 @@ describe('metrics of the API and the worker', function () {
       assert.equal(statuses[1], 429);
     }
     const text = await scrape(apiMetrics);
-    const refused = valueOf(text, 'supportai_admission_rejections_total{reason="rate_limit",dependency="none"}');
+    const refused = sampleValue(text, 'supportai_admission_rejections_total{reason="rate_limit",dependency="none"}');
     assert.ok((refused ?? 0) >= limited + 2, String(refused));
     // METRICS_TENANT_LABELS is 1: one tenant at most is named; the second is `other`. Tenants that
     // other tests' APIs in this process named before stay named, but no more are added past the bound.
     assert.ok(!text.includes(`tenant="${tenants[1]}"`));
-    assert.ok((valueOf(text, 'supportai_tenant_throttled_total{tenant="other"}') ?? 0) >= 1);
+    assert.ok((sampleValue(text, 'supportai_tenant_throttled_total{tenant="other"}') ?? 0) >= 1);
     const named = (t: string) =>
       t.split('\n').filter((l) => l.startsWith('supportai_tenant_throttled_total{') && !l.includes('tenant="other"'));
     assert.ok(named(text).length <= Math.max(named(before).length, 1), named(text).join('\n'));
@@ -147,9 +143,9 @@ describe('metrics of the API and the worker', function () {
   it("reports the task queues' pollers and the worker's Temporal runtime metrics", async () => {
     const text = await until('the task queue watch', async () => {
       const scraped = await scrape(apiMetrics);
-      return valueOf(scraped, 'supportai_task_queue_pollers{task_queue="ingestion"}') === 1 ? scraped : undefined;
+      return sampleValue(scraped, 'supportai_task_queue_pollers{task_queue="ingestion"}') === 1 ? scraped : undefined;
     });
-    assert.equal(valueOf(text, 'supportai_task_queue_pollers{task_queue="workflows"}'), 1);
+    assert.equal(sampleValue(text, 'supportai_task_queue_pollers{task_queue="workflows"}'), 1);
     const sdk = await scrape(workerSdkMetrics);
     assert.match(sdk, new RegExp(`^temporal_[a-z_]+\\{[^}]*task_queue="${taskQueue}-ingestion"`, 'm'));
     assert.match(sdk, /^temporal_activity_schedule_to_start_latency_seconds_bucket\{/m);
