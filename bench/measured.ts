@@ -153,9 +153,5 @@ export const MEASURED: Record<string, Measured> = {
       ...ASK,
     ],
   },
-  'observability-overhead-sampled.json': {
-    script: 'bench/observability.ts',
-    paths: [...SERVICE, 'domain/observability/', 'worker/tracing.ts', 'workflows/tracing.ts', 'ops/', ...ASK],
-  },
   'workflow-bundle.json': { script: 'bench/workflow-bundle.ts', paths: ['worker/workflow-bundle.ts', 'workflows/'] },
 };
