@@ -102,7 +102,11 @@ interface ScrapeConfig {
   global: Record<string, string>;
   rule_files: string[];
   alerting: { alertmanagers: { static_configs: { targets: string[] }[] }[] };
-  scrape_configs: { job_name: string; static_configs: { targets: string[]; labels?: Record<string, string> }[] }[];
+  scrape_configs: {
+    job_name: string;
+    scrape_interval?: string;
+    static_configs: { targets: string[]; labels?: Record<string, string> }[];
+  }[];
 }
 /** A compose Prometheus's configuration (mounted at /etc/prometheus/prometheus.yml). */
 const prometheusOf = (name: string) => {
@@ -155,6 +159,13 @@ function assertMonitoring(o: { prometheus: string; alertmanager: string }): Scra
     alertmanagers: [],
   });
   assert.deepEqual(config.global, expected.global, "the launcher's intervals");
+  const launcherJobs = expected.scrape_configs as { job_name: string; scrape_interval?: string }[];
+  for (const job of config.scrape_configs)
+    assert.equal(
+      job.scrape_interval,
+      launcherJobs.find((j) => j.job_name === job.job_name)?.scrape_interval,
+      `the launcher's interval of ${job.job_name}`,
+    );
   assert.deepEqual(
     config.scrape_configs.map((c) => c.job_name),
     [...STATIC_JOBS, ...FILE_JOBS],
