@@ -39,7 +39,7 @@ export const STATIC_JOBS = ['temporal', 'weaviate', 'prometheus', 'alertmanager'
  * dd94e01 it used 0.174 cores while scraped against 0.148 while not, answering fewer asks, and the
  * asks' throughput at 16 was 0.889 of the unscraped one while the searches' (no Temporal) was not
  * lower. 15 s is Prometheus's usual interval. No cause alert waits on it: TemporalDown also reads
- * the API's and the worker's own probe of Temporal (`supportai_dependency_up`, every 2 s), and
+ * the API's own probe of Temporal (`supportai_dependency_up`, scraped every 2 s), and
  * IngestionBacklog waits 5 minutes.
  */
 export const JOB_INTERVAL_S: Partial<Record<StaticJob, number>> = { temporal: 15 };
