@@ -114,11 +114,6 @@ export const MEASURED: Record<string, Measured> = {
     paths: [],
     frozen: "the built-in judge's first run on the fresh wordings in six languages, before any change made for them",
   },
-  'judge-heldout-first-run.json': {
-    script: 'bench/judge.ts',
-    paths: [],
-    frozen: "the built-in judge's first run on the held-out wordings, before any change made for them",
-  },
   'judge-reworded-first-run.json': {
     script: 'bench/judge.ts',
     paths: [],
