@@ -2,7 +2,8 @@
  * What metrics and tracing cost the hot paths (bench:observability): case search and ask through
  * two pairs of processes (an API and a worker each, on task queues of their own) against one bench
  * stack (Temporal, Weaviate, the embedding servers; scripts/stack/stack.ts without its monitoring),
- * both pairs running throughout:
+ * both pairs running throughout (the corpus is uploaded before they start, through a third pair
+ * stopped after it, so that neither measured pair carries the upload's work):
  *
  * - on: every metrics endpoint on (API_METRICS_PORT, API_SDK_METRICS_PORT, WORKER_METRICS_PORT,
  *   WORKER_SDK_METRICS_PORT), scraped by a Prometheus running with the stack's configuration (every
@@ -112,6 +113,8 @@ const samplerEnv = (ratio: number | undefined): Record<string, string> =>
 
 async function startPair(o: {
   mode: Mode;
+  /** The services' names' suffix (`api-<name>`), the mode's by default. */
+  name?: string;
   stack: RunningStack;
   jaeger: BenchJaeger;
   logDir: string;
@@ -122,7 +125,7 @@ async function startPair(o: {
   const base = Object.fromEntries(
     Object.entries({ ...stringEnv(process.env), ...o.stack.env }).filter(([name]) => !name.startsWith('OTEL_')),
   );
-  const taskQueue = `obs-${o.mode}-${randomBytes(3).toString('hex')}`;
+  const taskQueue = `obs-${o.name ?? o.mode}-${randomBytes(3).toString('hex')}`;
   const apiPort = await freePort();
   const metricsPorts = Object.fromEntries(
     await Promise.all(
@@ -150,7 +153,7 @@ async function startPair(o: {
     services.push(
       await startService(
         nodeSpec({
-          name: `worker-${o.mode}`,
+          name: `worker-${o.name ?? o.mode}`,
           entry: WORKER_ENTRY,
           env,
           logDir: o.logDir,
@@ -162,7 +165,7 @@ async function startPair(o: {
     services.push(
       await startService(
         nodeSpec({
-          name: `api-${o.mode}`,
+          name: `api-${o.name ?? o.mode}`,
           entry: 'api/server.ts',
           env,
           logDir: o.logDir,
@@ -307,6 +310,36 @@ export async function measureOverhead(o: {
     });
     const prometheusUrl = monitoring.env.PROMETHEUS_URL;
     scraping = new Scraping(monitoring.specs, prometheusUrl);
+
+    const weaviate = loadServicesConfig({ ...process.env, ...stack.env }).weaviate;
+    await closeWeaviate();
+    const store = new ApiKeyStore(() => connectWeaviate(weaviate));
+    const tenant = `bench-obs-${randomBytes(4).toString('hex')}`;
+    const keys: string[] = [];
+    for (let i = 0; i < options.keys; i++)
+      keys.push((await store.create({ tenant, scopes: SCOPES, name: 'bench:observability' })).key);
+    await closeWeaviate();
+    // The corpus goes in through a pair of its own, stopped before the measured pairs start, so that
+    // neither of them has handled the upload (its requests, its heap, its ingestion runs).
+    const loader = await startPair({
+      mode: 'off',
+      name: 'load',
+      stack,
+      jaeger: o.jaeger,
+      logDir,
+      sdkMetrics: false,
+      tracing: false,
+    });
+    pairs.push(loader);
+    const corpus = await uploadCorpus({
+      client: new ApiClient(loader.baseUrl, keys),
+      datasets: options.datasets,
+      threads: options.threads,
+      log: (line) => log(`overhead: ${line}`),
+    });
+    for (const s of [...loader.services].reverse()) await stopService(s);
+    pairs.splice(pairs.indexOf(loader), 1);
+
     for (const mode of ['on', 'off'] as Mode[])
       pairs.push(
         await startPair({
@@ -334,25 +367,10 @@ export async function measureOverhead(o: {
       ],
     });
     log(`overhead: API and worker pairs on and off started (logs in ${logDir})`);
-
-    const weaviate = loadServicesConfig({ ...process.env, ...stack.env }).weaviate;
-    await closeWeaviate();
-    const store = new ApiKeyStore(() => connectWeaviate(weaviate));
-    const tenant = `bench-obs-${randomBytes(4).toString('hex')}`;
-    const keys: string[] = [];
-    for (let i = 0; i < options.keys; i++)
-      keys.push((await store.create({ tenant, scopes: SCOPES, name: 'bench:observability' })).key);
-    await closeWeaviate();
     const clients: Record<Mode, ApiClient> = {
       on: new ApiClient(on.baseUrl, keys),
       off: new ApiClient(pairs[1].baseUrl, keys),
     };
-    const corpus = await uploadCorpus({
-      client: clients.on,
-      datasets: options.datasets,
-      threads: options.threads,
-      log: (line) => log(`overhead: ${line}`),
-    });
     const levels = [
       { label: 'c1', concurrency: 1, perRound: Math.ceil(options.c1Requests / options.rounds) },
       {
@@ -403,6 +421,15 @@ export async function measureOverhead(o: {
     const cpu: Record<Mode, ReturnType<ReturnType<typeof cpuSpan>['stop']>[]> = { on: [], off: [] };
     const pairOf = (mode: Mode) => pairs.find((p) => p.mode === mode)!;
     const measures = KINDS.flatMap((kind) => levels.map((level) => ({ kind, level })));
+    // The API's CPU time over the calls of each measure in each mode: what a call costs the process
+    // that traces and counts it, read apart from the latency, which the other processes share.
+    const apiCpuPerCall: Record<string, Record<Mode, { cpu_s: number; calls: number }>> = {};
+    // Round r's on / off of one measure, run back to back.
+    const roundRatio = (kind: Kind, label: string, field: 'p50_ms' | 'per_s', r: number) =>
+      ratio(
+        pooledStats([rounds[`${kind}_on_${label}`][r]])[field],
+        pooledStats([rounds[`${kind}_off_${label}`][r]])[field],
+      );
     for (let r = 0; r < options.rounds; r++) {
       // Each measure runs in both modes back to back, the mode that goes first alternating from one
       // measure to the next and, for the same measure, from one round to the next.
@@ -429,16 +456,18 @@ export async function measureOverhead(o: {
             call(kind, mode, offsets[level.label][r]),
           );
           (rounds[`${kind}_${mode}_${level.label}`] ??= []).push(result);
-          cpu[mode].push(span.stop());
+          const used = span.stop();
+          cpu[mode].push(used);
+          const apiCpu = (apiCpuPerCall[`${kind}_${level.label}`] ??= {
+            on: { cpu_s: 0, calls: 0 },
+            off: { cpu_s: 0, calls: 0 },
+          });
+          apiCpu[mode].cpu_s += used.cpu_s.api ?? 0;
+          apiCpu[mode].calls += result.samples.length;
         }
       }
-      const pair = (kind: Kind, label: string) =>
-        ratio(
-          pooledStats(rounds[`${kind}_on_${label}`].slice(-1)).p50_ms,
-          pooledStats(rounds[`${kind}_off_${label}`].slice(-1)).p50_ms,
-        );
       log(
-        `overhead: round ${r + 1}/${options.rounds}: p50 on / off at c1: search ${pair('search', 'c1')}, ask ${pair('ask', 'c1')}`,
+        `overhead: round ${r + 1}/${options.rounds}: p50 on / off at c1: search ${roundRatio('search', 'c1', 'p50_ms', r)}, ask ${roundRatio('ask', 'c1', 'p50_ms', r)}`,
       );
     }
     await scraping.stop();
@@ -457,9 +486,9 @@ export async function measureOverhead(o: {
     const p50Ratio = (kind: Kind) => ratio(stats[`${kind}_on_c1`].p50_ms, stats[`${kind}_off_c1`].p50_ms);
     const throughputRatio = (kind: Kind) =>
       ratio(stats[`${kind}_on_${high}`].per_s, stats[`${kind}_off_${high}`].per_s);
-    // Each round's on / off of the same measure, run back to back: how far single pairs spread.
+    // Each round's on / off of the same measure: how far single pairs spread.
     const pairedRatios = (kind: Kind, label: string, field: 'p50_ms' | 'per_s') =>
-      perRound[`${kind}_on_${label}`].map((on, r) => ratio(on[field], perRound[`${kind}_off_${label}`][r][field]));
+      rounds[`${kind}_on_${label}`].map((_, r) => roundRatio(kind, label, field, r));
     const paired = Object.fromEntries(
       KINDS.flatMap((kind) => [
         [`${kind}_p50_c1`, pairedRatios(kind, 'c1', 'p50_ms')],
@@ -485,6 +514,14 @@ export async function measureOverhead(o: {
       per_round_ratios: paired,
       phase_order: phaseOrder,
       cpu_cores_while_measuring: { on: coresUsed(cpu.on), off: coresUsed(cpu.off) },
+      api_cpu_ms_per_call: Object.fromEntries(
+        Object.entries(apiCpuPerCall).map(([measure, modes]) => [
+          measure,
+          Object.fromEntries(
+            Object.entries(modes).map(([mode, m]) => [mode, Math.round((m.cpu_s / Math.max(1, m.calls)) * 1e5) / 100]),
+          ),
+        ]),
+      ),
       checks: {
         answers_with_trace_id: traceIds,
         prometheus_targets_when_on: targetsWhenOn[0] ?? {},
@@ -495,7 +532,7 @@ export async function measureOverhead(o: {
         ),
       },
       protocol: {
-        corpus: `one tenant: the ${corpus.threads} StackFAQ threads as cases (searched) and as articles (asked)`,
+        corpus: `one tenant: the ${corpus.threads} StackFAQ threads as cases (searched) and as articles (asked), uploaded through a pair of their own before the measured pairs started`,
         queries:
           'StackFAQ paraphrased questions, fixed shuffle, every other one for searches and the others for asks; in each round both modes send the same queries in the same order',
         calls_per_mode: { c1: levels[0].perRound * options.rounds, [high]: levels[1].perRound * options.rounds },

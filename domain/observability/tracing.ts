@@ -117,11 +117,14 @@ export function traceLogFields(): { trace_id?: string; span_id?: string } {
 
 /**
  * Runs `fn` as a client span `name` of the active trace: an outgoing call (Weaviate, an embedding
- * server, the chat model). Only within a trace: with tracing off, or outside any request (the
- * dependency probes, the counters' syncs), it just runs `fn`, so background work starts no trace.
+ * server, the chat model). Only within a sampled trace: with tracing off, outside any request (the
+ * dependency probes, the counters' syncs), or within a request the sampler left out (its span is not
+ * recording, and a child of it would be dropped too), it just runs `fn`, so background work starts
+ * no trace and an unsampled request pays for no span and no context switch per call; its log lines
+ * keep the request's ids.
  */
 export function inSpan<T>(o: { name: string; attributes?: Attributes }, fn: () => Promise<T>): Promise<T> {
-  if (!active || !trace.getSpan(context.active())) return fn();
+  if (!active || !trace.getSpan(context.active())?.isRecording()) return fn();
   return active.tracer.startActiveSpan(
     o.name,
     { kind: SpanKind.CLIENT, attributes: o.attributes },

@@ -34,6 +34,7 @@ function probe(env: Record<string, string>): Record<string, unknown> {
         activityInterceptors: (worker.tracingWorkerInterceptors().activity ?? []).length,
         fields,
         rootTraceId: root?.spanContext().traceId,
+        rootSpanId: root?.spanContext().spanId,
       };
       await tracing.stopTracing();
       console.log(JSON.stringify(seen));
@@ -105,5 +106,14 @@ describe('tracing: the off switch', () => {
     assert.match(String(seen.rootTraceId), /^[0-9a-f]{32}$/);
     assert.equal(fields.trace_id, seen.rootTraceId);
     assert.match(String(fields.span_id), /^[0-9a-f]{16}$/);
+    assert.notEqual(fields.span_id, seen.rootSpanId);
+  });
+
+  it('within a request the sampler left out, a call is no span of its own, and its log fields are those of the request', function () {
+    this.timeout(60_000);
+    const seen = probe({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_SAMPLER: 'always_off' });
+    assert.equal(seen.started, true);
+    assert.match(String(seen.rootTraceId), /^[0-9a-f]{32}$/);
+    assert.deepEqual(seen.fields, { trace_id: seen.rootTraceId, span_id: seen.rootSpanId });
   });
 });
