@@ -311,14 +311,6 @@ export async function measureOverhead(o: {
     const prometheusUrl = monitoring.env.PROMETHEUS_URL;
     scraping = new Scraping(monitoring.specs, prometheusUrl);
 
-    const weaviate = loadServicesConfig({ ...process.env, ...stack.env }).weaviate;
-    await closeWeaviate();
-    const store = new ApiKeyStore(() => connectWeaviate(weaviate));
-    const tenant = `bench-obs-${randomBytes(4).toString('hex')}`;
-    const keys: string[] = [];
-    for (let i = 0; i < options.keys; i++)
-      keys.push((await store.create({ tenant, scopes: SCOPES, name: 'bench:observability' })).key);
-    await closeWeaviate();
     // The corpus goes in through a pair of its own, stopped before the measured pairs start, so that
     // neither of them has handled the upload (its requests, its heap, its ingestion runs).
     const loader = await startPair({
@@ -331,6 +323,15 @@ export async function measureOverhead(o: {
       tracing: false,
     });
     pairs.push(loader);
+    // The keys once an API has created the schema.
+    const weaviate = loadServicesConfig({ ...process.env, ...stack.env }).weaviate;
+    await closeWeaviate();
+    const store = new ApiKeyStore(() => connectWeaviate(weaviate));
+    const tenant = `bench-obs-${randomBytes(4).toString('hex')}`;
+    const keys: string[] = [];
+    for (let i = 0; i < options.keys; i++)
+      keys.push((await store.create({ tenant, scopes: SCOPES, name: 'bench:observability' })).key);
+    await closeWeaviate();
     const corpus = await uploadCorpus({
       client: new ApiClient(loader.baseUrl, keys),
       datasets: options.datasets,
