@@ -8,7 +8,11 @@
  * compares with) says so with `frozen` and is never stale.
  */
 
-/** The service as every benchmark through the API runs it: the HTTP edge, settings, node flags, dependencies. */
+/**
+ * The service as every benchmark through the API runs it: the HTTP edge, settings, node flags,
+ * dependencies, and the metrics every request and activity counts. (Tracing, off unless an OTLP
+ * endpoint is set, is measured by observability.json alone.)
+ */
 const SERVICE = [
   'api/app.ts',
   'api/app-deps.ts',
@@ -18,6 +22,8 @@ const SERVICE = [
   'api/server.ts',
   'domain/config.ts',
   'domain/settings.ts',
+  'domain/observability/metrics.ts',
+  'domain/observability/counted.ts',
   'scripts/stack/processes.ts',
   'scripts/stack/stack.ts',
   'package-lock.json',
