@@ -79,7 +79,8 @@ export function staleResults(o: { root: string; resultsDir?: string; measured?: 
   const stale: Stale[] = [];
   for (const file of fs
     .readdirSync(dir)
-    .filter((name) => name.endsWith('.json'))
+    // *.tmp.json: a run's per-item details for error analysis, never committed and not a result.
+    .filter((name) => name.endsWith('.json') && !name.endsWith('.tmp.json'))
     .sort()) {
     const result: unknown = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
     const reason = whyStale({ root: o.root, file, measured: measured[file], result });

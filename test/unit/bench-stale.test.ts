@@ -99,6 +99,11 @@ describe('bench:stale (bench/stale.ts, bench/measured.ts)', () => {
       assert.match(stale()[0].reason, /does not have/);
     });
 
+    it("ignores a run's uncommitted details file (*.tmp.json)", () => {
+      write('results/a-details.tmp.json', JSON.stringify([{ id: 1 }]));
+      assert.deepEqual(stale(), []);
+    });
+
     it('never lists a frozen record', () => {
       write('results/old.json', result({ commit: 'f'.repeat(40), dirty: true }));
       assert.deepEqual(stale(), []);
