@@ -56,6 +56,16 @@ const UPLOAD = [
   'worker/',
   ...RETRIEVAL,
 ];
+/** What a killed process costs the clients: the supervisor, every process's code, how failures are classified. */
+const FAULT_HANDLING = [
+  'scripts/stack/',
+  'api/',
+  'worker/',
+  'workflows/',
+  'activities/',
+  'domain/weaviate/',
+  'domain/failures.ts',
+];
 /** Batch evaluation: the workflow, its grading activities and the judge. */
 const EVALUATION = ['workflows/', 'activities/', 'worker/', 'domain/evaluation/', 'scripts/eval-batches.ts'];
 
@@ -139,11 +149,11 @@ export const MEASURED: Record<string, Measured> = {
   },
   'faults-local.json': {
     script: 'bench/faults-local.ts',
-    paths: [...SERVICE, 'scripts/stack/', 'api/', 'worker/', 'workflows/', 'activities/', 'domain/weaviate/'],
+    paths: [...SERVICE, ...FAULT_HANDLING],
   },
   'faults.json': {
     script: 'bench/faults.ts',
-    paths: [...SERVICE, 'scripts/stack/', 'api/', 'worker/', 'workflows/', 'activities/', 'domain/weaviate/'],
+    paths: [...SERVICE, ...FAULT_HANDLING],
   },
   'observability.json': {
     script: 'bench/observability.ts',

@@ -40,10 +40,12 @@ const STORE_STARTING = /could not find class \w+ in schema/;
  * A replicated Weaviate that cannot reach enough copies of a shard for the consistency level (two
  * of three nodes down, or a node dying mid-request), or whose Raft cluster has no leader for a
  * moment after its leader died: the store is unavailable, not the request wrong. Weaviate sends
- * these as plain errors (gRPC status UNKNOWN, or per object in a batch).
+ * these as plain errors (gRPC status UNKNOWN, or per object in a batch). A node whose peer died
+ * while it forwarded an object reports its own gRPC client's `Canceled ... the client connection
+ * is closing` for that object (bench:faults, the Raft leader killed).
  */
 const REPLICAS_UNREACHABLE =
-  /cannot achieve consistency level|cannot reach enough replicas|failed to query leader|leader not found|no leader|broadcast:|connection refused/i;
+  /cannot achieve consistency level|cannot reach enough replicas|failed to query leader|leader not found|no leader|broadcast:|connection refused|the client connection is closing/i;
 
 /** Whether an error message of the store (also one object's error in a batch) means it is unavailable for now. */
 export const storeUnavailable = (message: string) => STORE_STARTING.test(message) || REPLICAS_UNREACHABLE.test(message);

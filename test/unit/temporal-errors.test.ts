@@ -9,7 +9,7 @@ import {
   TimeoutType,
 } from '@temporalio/common';
 import { describe, it } from 'mocha';
-import { toFailure } from '../../domain/failures';
+import { storeUnavailable, toFailure } from '../../domain/failures';
 import { temporalErrorToApiError } from '../../api/temporal-errors';
 
 const activityFailed = (cause: Error) =>
@@ -69,7 +69,10 @@ describe('temporalErrorToApiError', () => {
       'msg:search index supportcase code:500 err:cannot achieve consistency level "QUORUM": read error',
       'put object: import into index articlepassage: replicate insertion: shard="x": broadcast: cannot reach enough replicas',
       'failed to query leader: no leader found',
+      // One object's error in a batch, when the node that forwarded it lost its peer mid-call.
+      'failed to execute query: rpc error: code = Canceled desc = grpc: the client connection is closing',
     ]) {
+      assert.ok(storeUnavailable(text), text);
       const upstream = Object.assign(new Error(`Query call with protocol gRPC failed with message: ${text}`), {
         name: 'WeaviateQueryError',
       });
