@@ -6,7 +6,9 @@
  * A file of `--records` logged calls (100,000 by default) is written in the run's temporary
  * folder: questions from BANKING77 (train and test, in turn), a few canned answers, one in ten
  * carrying an email address, a card number or a key to redact, two models. It is graded with the
- * built-in judge and the `default` use case as one batch (workflows/eval-batch.ts). Once a third of
+ * built-in judge and the `default` use case as one batch (workflows/eval-batch.ts); `--skip-rules`
+ * leaves some of its rules out (the run's copy of the use case, which the worker reads through
+ * USE_CASES_DIR). Once a third of
  * the lines are done the worker is killed (SIGKILL) and started again; the batch must then finish
  * with every record stored exactly once. Reported: records, seconds, records/s, whether it
  * resumed after the kill with one result per record, and how many records were graded twice (a
@@ -16,6 +18,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { Command } from 'commander';
+import YAML from 'yaml';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -24,6 +27,7 @@ import path from 'node:path';
 import { loadServicesConfig } from '../domain/config';
 import { connectWeaviate } from '../domain/weaviate/client';
 import { COLLECTIONS } from '../domain/weaviate/collections';
+import { DEFAULT_USE_CASES_DIR } from '../domain/evaluation/use-cases';
 import { evalBatchProgress, startEvalBatch } from '../scripts/eval-batches';
 import { WorkerPresence } from '../api/worker-presence';
 import { spawnNode } from '../scripts/stack/processes';
@@ -35,6 +39,7 @@ import { DEFAULT_DATASETS, positiveInt, resolveDatasets, round, runInfo, writeRe
 interface Options {
   datasets: string;
   records: number;
+  skipRules: string[];
   out: string;
 }
 
@@ -72,6 +77,22 @@ async function writeRecords(file: string, questions: string[], count: number): P
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A folder of use cases holding the shipped `default` without the rules `skip` names, for the
+ * worker's USE_CASES_DIR; the ids of the rules it keeps.
+ */
+function useCaseWithout(o: { dir: string; skip: string[] }): string[] {
+  const shipped = YAML.parse(fs.readFileSync(path.join(DEFAULT_USE_CASES_DIR, 'default.yaml'), 'utf8')) as {
+    rules: { id: string }[];
+  };
+  const unknown = o.skip.filter((id) => !shipped.rules.some((r) => r.id === id));
+  if (unknown.length) throw new Error(`--skip-rules: the default use case has no rule ${unknown.join(', ')}`);
+  shipped.rules = shipped.rules.filter((r) => !o.skip.includes(r.id));
+  fs.mkdirSync(o.dir, { recursive: true });
+  fs.writeFileSync(path.join(o.dir, 'default.yaml'), YAML.stringify(shipped));
+  return shipped.rules.map((r) => r.id);
+}
+
 async function main(): Promise<void> {
   const o = new Command('bench:eval-batch')
     .description(
@@ -79,6 +100,12 @@ async function main(): Promise<void> {
     )
     .option('--datasets <dir>', 'folder holding banking77/ (relative to the repository root)', DEFAULT_DATASETS)
     .option('--records <n>', 'records in the import file', positiveInt, 100_000)
+    .option(
+      '--skip-rules <ids>',
+      'rules of the default use case to leave out, comma-separated (on-topic: no embedding per record)',
+      (value: string) => value.split(',').filter(Boolean),
+      [],
+    )
     .option('--out <file>', 'result file (relative to the repository root)', 'bench/results/eval-batch.json')
     .parse()
     .opts<Options>();
@@ -92,7 +119,16 @@ async function main(): Promise<void> {
 
   const config = loadServicesConfig();
   const taskQueue = `bench-eval-${randomBytes(4).toString('hex')}`;
-  const env = { ...(process.env as Record<string, string>), TASK_QUEUE: taskQueue, LOG_LEVEL: 'info' };
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    TASK_QUEUE: taskQueue,
+    LOG_LEVEL: 'info',
+  };
+  let rules: string[] | undefined;
+  if (o.skipRules.length) {
+    env.USE_CASES_DIR = path.join(dataDir, 'use-cases');
+    rules = useCaseWithout({ dir: env.USE_CASES_DIR, skip: o.skipRules });
+  }
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const presence = new WorkerPresence(client, config.temporal.namespace, taskQueue);
@@ -157,6 +193,7 @@ async function main(): Promise<void> {
       totals: { ...totals, problems: totals.problems.length },
       judge: 'built-in',
       use_case: 'default',
+      ...(rules && { skipped_rules: o.skipRules, rules }),
     });
     console.log(
       `[eval-batch] ${o.records} records in ${seconds.toFixed(1)} s (${(o.records / seconds).toFixed(1)}/s); stored ${stored}, graded twice ${gradedTwice}`,
